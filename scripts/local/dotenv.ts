@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { appendFile, readFile } from 'node:fs/promises';
+import { parseEnv } from 'node:util';
+
+/** The `.env` file of the local run, relative to the working directory (`npm` runs scripts in the project root). */
+export const DOTENV_FILE = '.env';
+
+/** Name of the variable that holds the local signing key. */
+export const WEBHOOK_SECRET = 'WEBHOOK_SECRET';
+
+/**
+ * Reads `KEY=value` pairs from a dotenv file (Node's own parser: comments, quotes, `export`-less
+ * lines). A missing file is an empty set, not an error: a fresh clone has none.
+ */
+export async function readDotEnv(path: string): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  return parseEnv(text) as Record<string, string>;
+}
+
+/**
+ * Appends `NAME=value` to a dotenv file, creating it readable by the owner only (it holds a key),
+ * and starting on a new line if the file does not end with one. Existing lines are left alone.
+ */
+export async function appendDotEnv(path: string, name: string, value: string): Promise<void> {
+  const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  });
+  const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
+  await appendFile(path, `${separator}${name}=${value}\n`, { mode: 0o600 });
+}
+
+/** Where the local signing key came from. */
+export type WebhookSecretSource = 'environment' | 'dotenv' | 'generated';
+
+/** The local signing key and its origin (the caller prints a generated key once). */
+export interface LocalWebhookSecret {
+  readonly secret: string;
+  readonly source: WebhookSecretSource;
+}
+
+/**
+ * The key of the local run: `WEBHOOK_SECRET` from the environment, else from the dotenv file; a
+ * blank value counts as unset. Surrounding whitespace is trimmed, as the receiver trims keys.
+ */
+export async function findWebhookSecret(
+  env: NodeJS.ProcessEnv,
+  dotEnvPath: string,
+): Promise<LocalWebhookSecret | undefined> {
+  const fromEnv = env[WEBHOOK_SECRET]?.trim();
+  if (fromEnv) return { secret: fromEnv, source: 'environment' };
+  const fromFile = (await readDotEnv(dotEnvPath))[WEBHOOK_SECRET]?.trim();
+  if (fromFile) return { secret: fromFile, source: 'dotenv' };
+  return undefined;
+}
+
+/**
+ * Like {@link findWebhookSecret}, but when no key is set anywhere, generates one (32 random bytes,
+ * hex) and appends it to the dotenv file so the next start and the `send` tool use the same key.
+ */
+export async function ensureWebhookSecret(
+  env: NodeJS.ProcessEnv,
+  dotEnvPath: string,
+): Promise<LocalWebhookSecret> {
+  const found = await findWebhookSecret(env, dotEnvPath);
+  if (found) return found;
+  const secret = randomBytes(32).toString('hex');
+  await appendDotEnv(dotEnvPath, WEBHOOK_SECRET, secret);
+  return { secret, source: 'generated' };
+}
