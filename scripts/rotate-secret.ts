@@ -1,0 +1,159 @@
+/**
+ * `npm run rotate-secret`: change which key the deployed receiver accepts, using Secrets Manager's
+ * staging labels (AWSCURRENT, AWSPENDING, AWSPREVIOUS), and show the result.
+ * @module
+ */
+import {
+  paginateListSecretVersionIds,
+  PutSecretValueCommand,
+  SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
+} from '@aws-sdk/client-secrets-manager';
+
+/** Staging label of the key the sender signs with now. */
+export const AWSCURRENT = 'AWSCURRENT';
+/** Staging label of a key staged ahead of the sender's switch; the receiver accepts it too. */
+export const AWSPENDING = 'AWSPENDING';
+/** Staging label Secrets Manager moves to the replaced key; accepted during the grace period. */
+export const AWSPREVIOUS = 'AWSPREVIOUS';
+
+/** One change to the secret's versions. */
+export type RotateAction =
+  | { readonly kind: 'put'; readonly key: string }
+  | { readonly kind: 'stage'; readonly key: string }
+  | { readonly kind: 'promote' }
+  | { readonly kind: 'revoke-previous' };
+
+/** A version of the secret and its staging labels. */
+export interface SecretVersion {
+  readonly versionId: string;
+  readonly stages: readonly string[];
+  readonly createdDate: Date | undefined;
+}
+
+/** A rotation step that cannot be done in the secret's current state (e.g. nothing staged to promote). */
+export class RotationError extends Error {
+  /**
+   * @param message - what is missing and what to run instead
+   * @param options - the underlying error, if any
+   */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RotationError';
+  }
+}
+
+/**
+ * Applies one action and returns a sentence saying what changed:
+ * - `put`: a new version becomes AWSCURRENT; Secrets Manager moves AWSPREVIOUS to the old one, which
+ *   the receiver keeps accepting for `PREVIOUS_KEY_GRACE_SECONDS`.
+ * - `stage`: a new version labelled AWSPENDING only, so the receiver accepts it before the sender
+ *   switches, while AWSCURRENT stays as it is.
+ * - `promote`: moves AWSCURRENT to the AWSPENDING version (AWSPREVIOUS follows to the old one),
+ *   then removes AWSPENDING from it. In that order, so the new key is labelled at every moment.
+ * - `revoke-previous`: removes AWSPREVIOUS, so the old key stops working at the receiver's next
+ *   key refresh instead of after the grace period.
+ *
+ * @throws {RotationError} when there is no AWSPENDING version to promote
+ */
+export async function applyRotation(
+  client: SecretsManagerClient,
+  secretId: string,
+  action: RotateAction,
+): Promise<string> {
+  switch (action.kind) {
+    case 'put': {
+      const put = await client.send(
+        new PutSecretValueCommand({ SecretId: secretId, SecretString: action.key }),
+      );
+      return `Stored the new key as version ${put.VersionId} (${AWSCURRENT}); the replaced key is ${AWSPREVIOUS} and keeps working for PREVIOUS_KEY_GRACE_SECONDS.`;
+    }
+    case 'stage': {
+      const put = await client.send(
+        new PutSecretValueCommand({
+          SecretId: secretId,
+          SecretString: action.key,
+          VersionStages: [AWSPENDING],
+        }),
+      );
+      return `Staged the new key as version ${put.VersionId} (${AWSPENDING}); the receiver accepts it alongside ${AWSCURRENT}. Run --promote once the sender signs with it.`;
+    }
+    case 'promote':
+      return promote(client, secretId);
+    case 'revoke-previous':
+      return revokePrevious(client, secretId);
+  }
+}
+
+async function promote(client: SecretsManagerClient, secretId: string): Promise<string> {
+  const versions = await listSecretVersions(client, secretId);
+  const pending = versions.find((version) => version.stages.includes(AWSPENDING));
+  if (!pending) {
+    throw new RotationError(
+      `${secretId} has no ${AWSPENDING} version to promote: stage one first with --stage KEYFILE`,
+    );
+  }
+  const current = versions.find((version) => version.stages.includes(AWSCURRENT));
+  if (current?.versionId !== pending.versionId) {
+    await client.send(
+      new UpdateSecretVersionStageCommand({
+        SecretId: secretId,
+        VersionStage: AWSCURRENT,
+        MoveToVersionId: pending.versionId,
+        ...(current ? { RemoveFromVersionId: current.versionId } : {}),
+      }),
+    );
+  }
+  await client.send(
+    new UpdateSecretVersionStageCommand({
+      SecretId: secretId,
+      VersionStage: AWSPENDING,
+      RemoveFromVersionId: pending.versionId,
+    }),
+  );
+  return `Promoted version ${pending.versionId} to ${AWSCURRENT}; the replaced key is ${AWSPREVIOUS} and keeps working for PREVIOUS_KEY_GRACE_SECONDS.`;
+}
+
+async function revokePrevious(client: SecretsManagerClient, secretId: string): Promise<string> {
+  const versions = await listSecretVersions(client, secretId);
+  const previous = versions.find((version) => version.stages.includes(AWSPREVIOUS));
+  if (!previous) return `${secretId} has no ${AWSPREVIOUS} version: nothing to revoke.`;
+  await client.send(
+    new UpdateSecretVersionStageCommand({
+      SecretId: secretId,
+      VersionStage: AWSPREVIOUS,
+      RemoveFromVersionId: previous.versionId,
+    }),
+  );
+  return `Removed ${AWSPREVIOUS} from version ${previous.versionId}: the receiver stops accepting that key at its next key refresh (SECRET_CACHE_SECONDS, sooner after a mismatch).`;
+}
+
+/** Every version that still has a staging label, newest first. */
+export async function listSecretVersions(
+  client: SecretsManagerClient,
+  secretId: string,
+): Promise<SecretVersion[]> {
+  const versions: SecretVersion[] = [];
+  for await (const page of paginateListSecretVersionIds({ client }, { SecretId: secretId })) {
+    for (const entry of page.Versions ?? []) {
+      if (entry.VersionId === undefined) continue;
+      versions.push({
+        versionId: entry.VersionId,
+        stages: entry.VersionStages ?? [],
+        createdDate: entry.CreatedDate,
+      });
+    }
+  }
+  return versions.sort(
+    (a, b) => (b.createdDate?.getTime() ?? 0) - (a.createdDate?.getTime() ?? 0),
+  );
+}
+
+/** One line per version: id, labels, creation time. */
+export function formatVersions(secretId: string, versions: readonly SecretVersion[]): string {
+  const lines = versions.map(
+    (version) =>
+      `  ${version.versionId}  ${version.stages.join(',') || '(no stage)'}  created ${version.createdDate?.toISOString() ?? 'unknown'}`,
+  );
+  return [`Versions of ${secretId}:`, ...lines].join('\n');
+}

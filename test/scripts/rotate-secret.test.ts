@@ -1,0 +1,253 @@
+import {
+  ListSecretVersionIdsCommand,
+  PutSecretValueCommand,
+  SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
+} from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  applyRotation,
+  formatVersions,
+  listSecretVersions,
+  RotationError,
+} from '../../scripts/rotate-secret.js';
+
+const SECRET_ID = 'webhook-signing-key';
+
+/**
+ * A Secrets Manager stand-in with the staging-label rules the real service enforces: one version
+ * per label; moving AWSCURRENT moves AWSPREVIOUS to the version it left; moving a label attached
+ * elsewhere without naming that version in RemoveFromVersionId is refused; unlabelled versions
+ * are not listed.
+ */
+class FakeSecret {
+  readonly versions = new Map<string, { value: string; stages: Set<string>; created: Date }>();
+  #next = 1;
+
+  put(value: string, stages?: readonly string[]): string {
+    const id = `v${this.#next}`;
+    const created = new Date(Date.UTC(2026, 0, this.#next));
+    this.#next += 1;
+    this.versions.set(id, { value, stages: new Set(), created });
+    if (stages === undefined || this.holder('AWSCURRENT') === undefined) {
+      this.move('AWSCURRENT', id, this.holder('AWSCURRENT'));
+    }
+    for (const stage of stages ?? []) this.move(stage, id, this.holder(stage));
+    return id;
+  }
+
+  update(stage: string, moveTo: string | undefined, removeFrom: string | undefined): void {
+    const holder = this.holder(stage);
+    if (moveTo === undefined) {
+      if (removeFrom === undefined || holder !== removeFrom) {
+        throw Object.assign(new Error(`${stage} is not attached to ${removeFrom}`), {
+          name: 'InvalidParameterException',
+        });
+      }
+      this.versions.get(removeFrom)?.stages.delete(stage);
+      return;
+    }
+    if (holder !== undefined && holder !== moveTo && holder !== removeFrom) {
+      throw Object.assign(new Error(`${stage} is attached to ${holder}: name it in RemoveFromVersionId`), {
+        name: 'InvalidParameterException',
+      });
+    }
+    this.move(stage, moveTo, holder);
+  }
+
+  stagesOf(): Record<string, string[]> {
+    return Object.fromEntries(
+      [...this.versions]
+        .filter(([, version]) => version.stages.size > 0)
+        .map(([id, version]) => [id, [...version.stages].sort()]),
+    );
+  }
+
+  private holder(stage: string): string | undefined {
+    return [...this.versions].find(([, version]) => version.stages.has(stage))?.[0];
+  }
+
+  private move(stage: string, to: string, from: string | undefined): void {
+    if (from !== undefined) this.versions.get(from)?.stages.delete(stage);
+    this.versions.get(to)?.stages.add(stage);
+    if (stage === 'AWSCURRENT' && from !== undefined && from !== to) {
+      this.move('AWSPREVIOUS', from, this.holder('AWSPREVIOUS'));
+    }
+  }
+}
+
+const secretsManager = mockClient(SecretsManagerClient);
+let secret: FakeSecret;
+
+beforeEach(() => {
+  secret = new FakeSecret();
+  secretsManager.reset();
+  secretsManager.on(PutSecretValueCommand).callsFake((input) => ({
+    VersionId: secret.put(input.SecretString, input.VersionStages),
+  }));
+  secretsManager.on(UpdateSecretVersionStageCommand).callsFake((input) => {
+    secret.update(input.VersionStage, input.MoveToVersionId, input.RemoveFromVersionId);
+    return {};
+  });
+  secretsManager.on(ListSecretVersionIdsCommand).callsFake(() => ({
+    Versions: [...secret.versions]
+      .filter(([, version]) => version.stages.size > 0)
+      .map(([id, version]) => ({
+        VersionId: id,
+        VersionStages: [...version.stages],
+        CreatedDate: version.created,
+      })),
+  }));
+});
+
+const client = (): SecretsManagerClient => new SecretsManagerClient({ region: 'eu-west-1' });
+
+describe('Function: applyRotation', () => {
+  it('makes a put key AWSCURRENT and keeps the replaced key as AWSPREVIOUS', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    const summary = await applyRotation(client(), SECRET_ID, { kind: 'put', key: 'new-key' });
+
+    // Assess
+    expect(secret.stagesOf()).toEqual({ v1: ['AWSPREVIOUS'], v2: ['AWSCURRENT'] });
+    expect(secret.versions.get('v2')?.value).toBe('new-key');
+    expect(summary).toContain('v2');
+  });
+
+  it('stages a key as AWSPENDING without touching AWSCURRENT', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'stage', key: 'next-key' });
+
+    // Assess
+    expect(secret.stagesOf()).toEqual({ v1: ['AWSCURRENT'], v2: ['AWSPENDING'] });
+    expect(secret.versions.get('v2')?.value).toBe('next-key');
+  });
+
+  it('promotes the pending key to AWSCURRENT, the old current to AWSPREVIOUS, and drops AWSPENDING', async () => {
+    // Prepare
+    secret.put('oldest-key');
+    secret.put('old-key');
+    secret.put('next-key', ['AWSPENDING']);
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'promote' });
+
+    // Assess
+    expect(secret.stagesOf()).toEqual({ v2: ['AWSPREVIOUS'], v3: ['AWSCURRENT'] });
+  });
+
+  it('labels the new key at every step of a promotion (AWSCURRENT added before AWSPENDING is removed)', async () => {
+    // Prepare
+    secret.put('old-key');
+    secret.put('next-key', ['AWSPENDING']);
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'promote' });
+
+    // Assess
+    const stages = secretsManager
+      .commandCalls(UpdateSecretVersionStageCommand)
+      .map((call) => call.args[0].input.VersionStage);
+    expect(stages).toEqual(['AWSCURRENT', 'AWSPENDING']);
+  });
+
+  it('only removes AWSPENDING when the pending version is already current', async () => {
+    // Prepare
+    secret.put('key', ['AWSPENDING']);
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'promote' });
+
+    // Assess
+    expect(secret.stagesOf()).toEqual({ v1: ['AWSCURRENT'] });
+  });
+
+  it('rejects a promotion when no version is AWSPENDING, changing nothing', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    const promoted = applyRotation(client(), SECRET_ID, { kind: 'promote' });
+
+    // Assess
+    await expect(promoted).rejects.toBeInstanceOf(RotationError);
+    await expect(promoted).rejects.toThrow('--stage KEYFILE');
+    expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
+    expect(secret.stagesOf()).toEqual({ v1: ['AWSCURRENT'] });
+  });
+
+  it('revokes the previous key by removing its AWSPREVIOUS label', async () => {
+    // Prepare
+    secret.put('old-key');
+    secret.put('new-key');
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'revoke-previous' });
+
+    // Assess
+    expect(secret.stagesOf()).toEqual({ v2: ['AWSCURRENT'] });
+  });
+
+  it('changes nothing and says so when there is no previous key to revoke', async () => {
+    // Prepare
+    secret.put('only-key');
+
+    // Act
+    const summary = await applyRotation(client(), SECRET_ID, { kind: 'revoke-previous' });
+
+    // Assess
+    expect(summary).toContain('nothing to revoke');
+    expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
+  });
+});
+
+describe('Function: listSecretVersions', () => {
+  it('follows every page and lists the newest version first', async () => {
+    // Prepare
+    secretsManager
+      .on(ListSecretVersionIdsCommand)
+      .resolvesOnce({
+        Versions: [
+          { VersionId: 'a', VersionStages: ['AWSPREVIOUS'], CreatedDate: new Date(1_000) },
+        ],
+        NextToken: 'page-2',
+      })
+      .resolvesOnce({
+        Versions: [{ VersionId: 'b', VersionStages: ['AWSCURRENT'], CreatedDate: new Date(2_000) }],
+      });
+
+    // Act
+    const versions = await listSecretVersions(client(), SECRET_ID);
+
+    // Assess
+    expect(versions.map((version) => version.versionId)).toEqual(['b', 'a']);
+    expect(
+      secretsManager.commandCalls(ListSecretVersionIdsCommand)[1]?.args[0].input.NextToken,
+    ).toBe('page-2');
+  });
+});
+
+describe('Function: formatVersions', () => {
+  it('prints one line per version with its stages and creation time', () => {
+    // Act
+    const text = formatVersions(SECRET_ID, [
+      { versionId: 'b', stages: ['AWSCURRENT', 'AWSPENDING'], createdDate: new Date(0) },
+      { versionId: 'a', stages: [], createdDate: undefined },
+    ]);
+
+    // Assess
+    expect(text).toBe(
+      [
+        'Versions of webhook-signing-key:',
+        '  b  AWSCURRENT,AWSPENDING  created 1970-01-01T00:00:00.000Z',
+        '  a  (no stage)  created unknown',
+      ].join('\n'),
+    );
+  });
+});
