@@ -1,0 +1,34 @@
+import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Region and credentials the SDK needs to sign a request; the embedded queue ignores them. */
+const LOCAL_CONFIG = {
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+} as const;
+
+/**
+ * An SQS client for a queue URL. A loopback URL is the embedded queue of `npm start`: the client
+ * talks to that origin with placeholder credentials, so no AWS setup is needed. Any other URL gets
+ * the SDK's normal configuration (credentials chain, `AWS_ENDPOINT_URL_SQS`), with the region taken
+ * from `AWS_REGION` or, failing that, from the queue URL's host (`sqs.<region>.amazonaws.com`).
+ */
+export function sqsClientFor(queueUrl: string, env: NodeJS.ProcessEnv = process.env): SQSClient {
+  const url = new URL(queueUrl);
+  if (LOOPBACK_HOSTS.has(url.hostname)) {
+    return new SQSClient({ ...LOCAL_CONFIG, endpoint: url.origin });
+  }
+  const config: SQSClientConfig = {};
+  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? regionOfQueueHost(url.hostname);
+  if (region !== undefined) config.region = region;
+  return new SQSClient(config);
+}
+
+/** `eu-west-1` from `sqs.eu-west-1.amazonaws.com` (or the legacy `eu-west-1.queue.amazonaws.com`). */
+function regionOfQueueHost(hostname: string): string | undefined {
+  return (
+    /^sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(hostname)?.[1] ??
+    /^([a-z0-9-]+)\.queue\.amazonaws\.com(\.cn)?$/.exec(hostname)?.[1]
+  );
+}
