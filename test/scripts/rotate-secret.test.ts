@@ -49,9 +49,12 @@ class FakeSecret {
       return;
     }
     if (holder !== undefined && holder !== moveTo && holder !== removeFrom) {
-      throw Object.assign(new Error(`${stage} is attached to ${holder}: name it in RemoveFromVersionId`), {
-        name: 'InvalidParameterException',
-      });
+      throw Object.assign(
+        new Error(`${stage} is attached to ${holder}: name it in RemoveFromVersionId`),
+        {
+          name: 'InvalidParameterException',
+        },
+      );
     }
     this.move(stage, moveTo, holder);
   }
