@@ -1,0 +1,140 @@
+import type { ForwardEvents } from '../core/receive.js';
+
+/** Thrown at cold start when an environment variable is missing or invalid; names the variable. */
+export class ConfigError extends Error {
+  /**
+   * @param message - what is wrong, naming the variable and the expected form
+   * @param options - the underlying error, if any
+   */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Where the signing keys come from. */
+export type KeySourceConfig =
+  | { readonly kind: 'secrets-manager'; readonly secretId: string }
+  /** `WEBHOOK_SECRET`: one fixed key for local runs, no rotation. */
+  | { readonly kind: 'static'; readonly key: string };
+
+/** The receiver's validated configuration (see the README's configuration table). */
+export interface ReceiverConfig {
+  readonly keySource: KeySourceConfig;
+  readonly queueUrl: string;
+  readonly toleranceSeconds: number;
+  readonly previousKeyGraceSeconds: number;
+  readonly secretCacheSeconds: number;
+  readonly forwardEvents: ForwardEvents;
+  readonly maxBodyBytes: number;
+  readonly serviceName: string;
+  readonly metricsNamespace: string;
+}
+
+/** Environment as read by {@link loadConfig}; `process.env` in Lambda. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Defaults of the optional variables; part of the public interface documented in the README. */
+export const CONFIG_DEFAULTS = {
+  SIGNATURE_TOLERANCE_SECONDS: 300,
+  PREVIOUS_KEY_GRACE_SECONDS: 86_400,
+  SECRET_CACHE_SECONDS: 300,
+  FORWARD_EVENTS: 'event_booked',
+  MAX_BODY_BYTES: 262_144,
+  POWERTOOLS_SERVICE_NAME: 'webhook-receiver',
+  POWERTOOLS_METRICS_NAMESPACE: 'ServiceWebhookReceiver',
+} as const;
+
+/**
+ * Reads and validates the receiver's configuration. Called once per cold start, so a
+ * misconfigured function fails at init with a message naming the variable instead of answering
+ * every webhook with an error.
+ *
+ * @param env - the environment to read, `process.env` by default
+ * @throws {ConfigError} when a variable is missing or invalid
+ */
+export function loadConfig(env: Environment = process.env): ReceiverConfig {
+  return {
+    keySource: keySourceFrom(env),
+    queueUrl: queueUrlFrom(env),
+    toleranceSeconds: integerFrom(env, 'SIGNATURE_TOLERANCE_SECONDS', 1),
+    previousKeyGraceSeconds: integerFrom(env, 'PREVIOUS_KEY_GRACE_SECONDS', 0),
+    secretCacheSeconds: integerFrom(env, 'SECRET_CACHE_SECONDS', 0),
+    forwardEvents: forwardEventsFrom(env),
+    maxBodyBytes: integerFrom(env, 'MAX_BODY_BYTES', 1),
+    serviceName:
+      readVariable(env, 'POWERTOOLS_SERVICE_NAME') ?? CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
+    metricsNamespace:
+      readVariable(env, 'POWERTOOLS_METRICS_NAMESPACE') ??
+      CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+  };
+}
+
+/** A variable's trimmed value; empty counts as unset because deploy tools often write `""`. */
+function readVariable(env: Environment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function keySourceFrom(env: Environment): KeySourceConfig {
+  const secretId = readVariable(env, 'SECRET_ID');
+  const key = readVariable(env, 'WEBHOOK_SECRET');
+  // Both set is most likely a local setting leaking into a deployment: refuse rather than guess.
+  if (secretId !== undefined && key !== undefined) {
+    throw new ConfigError(
+      'SECRET_ID and WEBHOOK_SECRET are both set: set SECRET_ID in AWS, or WEBHOOK_SECRET for local runs, not both',
+    );
+  }
+  if (secretId !== undefined) return { kind: 'secrets-manager', secretId };
+  if (key !== undefined) return { kind: 'static', key };
+  throw new ConfigError(
+    'SECRET_ID is required (Secrets Manager name or ARN of the signing key); for local runs set WEBHOOK_SECRET instead',
+  );
+}
+
+function queueUrlFrom(env: Environment): string {
+  const queueUrl = readVariable(env, 'QUEUE_URL');
+  if (queueUrl === undefined) throw new ConfigError('QUEUE_URL is required (the SQS queue URL)');
+  if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol)) {
+    throw new ConfigError(`QUEUE_URL must be an http(s) SQS queue URL, got '${queueUrl}'`);
+  }
+  return queueUrl;
+}
+
+type IntegerVariable = keyof typeof CONFIG_DEFAULTS &
+  (
+    | 'SIGNATURE_TOLERANCE_SECONDS'
+    | 'PREVIOUS_KEY_GRACE_SECONDS'
+    | 'SECRET_CACHE_SECONDS'
+    | 'MAX_BODY_BYTES'
+  );
+
+function integerFrom(env: Environment, name: IntegerVariable, minimum: number): number {
+  const text = readVariable(env, name);
+  if (text === undefined) return CONFIG_DEFAULTS[name];
+  const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= minimum)) {
+    throw new ConfigError(`${name} must be a whole number >= ${minimum}, got '${text}'`);
+  }
+  return value;
+}
+
+function forwardEventsFrom(env: Environment): ForwardEvents {
+  const text = readVariable(env, 'FORWARD_EVENTS') ?? CONFIG_DEFAULTS.FORWARD_EVENTS;
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.includes('*')) {
+    if (names.length > 1) {
+      throw new ConfigError(
+        `FORWARD_EVENTS must be '*' alone or a list of event names, got '${text}'`,
+      );
+    }
+    return '*';
+  }
+  if (names.length === 0) {
+    throw new ConfigError(`FORWARD_EVENTS must name at least one event (or '*'), got '${text}'`);
+  }
+  return new Set(names);
+}
