@@ -1,0 +1,70 @@
+import {
+  type MessageAttributeValue,
+  SendMessageCommand,
+  type SendMessageCommandInput,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { type MessageSink, type QueueMessage, QueueSendError } from '../core/receive.js';
+
+/** Options of {@link queueSink}. */
+export interface QueueSinkOptions {
+  /**
+   * Upper bound for one send including the SDK's retries, in milliseconds, so a hung queue is
+   * answered with 503 well within API Gateway's 29 s integration limit.
+   * @default 5000
+   */
+  readonly deadlineMs?: number;
+}
+
+/**
+ * A {@link MessageSink} that sends to SQS. A queue URL ending in `.fifo` gets `MessageGroupId`
+ * and `MessageDeduplicationId` (a sender's retry within SQS's 5-minute window is stored once);
+ * a standard queue gets the same hash as a `dedup_key` attribute for consumer-side idempotency.
+ *
+ * @param client - SQS client (its retry settings apply)
+ * @param queueUrl - `QUEUE_URL`
+ * @param options - deadline
+ */
+export function queueSink(
+  client: SQSClient,
+  queueUrl: string,
+  options: QueueSinkOptions = {},
+): MessageSink {
+  const fifo = queueUrl.endsWith('.fifo');
+  const deadlineMs = options.deadlineMs ?? 5000;
+  return {
+    async send(message: QueueMessage): Promise<void> {
+      try {
+        await client.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
+          abortSignal: AbortSignal.timeout(deadlineMs),
+        });
+      } catch (error) {
+        throw new QueueSendError(`SendMessage to ${queueUrl} failed`, { cause: error });
+      }
+    },
+  };
+}
+
+function sendMessageInput(
+  queueUrl: string,
+  fifo: boolean,
+  message: QueueMessage,
+): SendMessageCommandInput {
+  const attributes: Record<string, MessageAttributeValue> = {
+    signature_timestamp: { DataType: 'Number', StringValue: String(message.signatureTimestamp) },
+  };
+  for (const [name, value] of Object.entries(message.attributes)) {
+    attributes[name] = { DataType: 'String', StringValue: value };
+  }
+  if (fifo) {
+    return {
+      QueueUrl: queueUrl,
+      MessageBody: message.body,
+      MessageAttributes: attributes,
+      MessageGroupId: message.groupId,
+      MessageDeduplicationId: message.deduplicationId,
+    };
+  }
+  attributes.dedup_key = { DataType: 'String', StringValue: message.deduplicationId };
+  return { QueueUrl: queueUrl, MessageBody: message.body, MessageAttributes: attributes };
+}
