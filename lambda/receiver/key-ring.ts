@@ -1,0 +1,247 @@
+import {
+  DescribeSecretCommand,
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import {
+  type AcceptedKeys,
+  acceptedKeysFrom,
+  isPreviousKeyInGrace,
+  type SecretVersion,
+  stageVersionIds,
+} from '../core/key-set.js';
+import { KeyLoadError, type KeySource } from '../core/receive.js';
+
+/** Loads the accepted key set once; {@link CachedKeyRing} decides when to call it. */
+export type KeyLoader = () => Promise<AcceptedKeys>;
+
+/** Options of {@link CachedKeyRing}. */
+export interface CachedKeyRingOptions {
+  /** `SECRET_CACHE_SECONDS`: how long a loaded key set is used before it is reloaded. */
+  readonly cacheSeconds: number;
+  /**
+   * Minimum time between load attempts triggered by a signature mismatch or after a failed load,
+   * so forged calls or an outage cannot turn into a flood of Secrets Manager calls.
+   * @default 30
+   */
+  readonly minReloadIntervalSeconds?: number;
+  /**
+   * Clock in milliseconds.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+  /** Told about every failed load, and whether the previous (stale) keys are still in use. */
+  readonly onLoadFailure?: (error: KeyLoadError, usingStaleKeys: boolean) => void;
+}
+
+/**
+ * Caches the accepted keys for `cacheSeconds` and reloads them early after a signature
+ * mismatch, at most once per `minReloadIntervalSeconds` per container.
+ *
+ * When a reload fails and keys were loaded before, the old keys stay in use (stale-while-error):
+ * an outage of Secrets Manager then does not turn valid calls into 503s. A revoked key therefore
+ * stays accepted until Secrets Manager answers again. Without any loaded keys, a failure is
+ * thrown as {@link KeyLoadError} (503), and the next attempt waits `minReloadIntervalSeconds`.
+ */
+export class CachedKeyRing implements KeySource {
+  readonly #load: KeyLoader;
+  readonly #cacheMs: number;
+  readonly #minReloadMs: number;
+  readonly #now: () => number;
+  readonly #onLoadFailure: ((error: KeyLoadError, usingStaleKeys: boolean) => void) | undefined;
+  #cached: { keys: AcceptedKeys; loadedAt: number } | undefined;
+  #lastAttemptAt: number | undefined;
+  #lastFailure: KeyLoadError | undefined;
+  #inFlight: Promise<AcceptedKeys | undefined> | undefined;
+
+  /**
+   * @param load - fetches the key set, throwing {@link KeyLoadError} on failure
+   * @param options - cache and rate-limit settings
+   */
+  constructor(load: KeyLoader, options: CachedKeyRingOptions) {
+    this.#load = load;
+    this.#cacheMs = options.cacheSeconds * 1000;
+    this.#minReloadMs = (options.minReloadIntervalSeconds ?? 30) * 1000;
+    this.#now = options.now ?? Date.now;
+    this.#onLoadFailure = options.onLoadFailure;
+  }
+
+  /** @inheritDoc */
+  async current(): Promise<AcceptedKeys> {
+    const cached = this.#cached;
+    if (cached !== undefined && this.#now() - cached.loadedAt < this.#cacheMs) return cached.keys;
+    const keys =
+      this.#lastFailure !== undefined && this.#recentlyAttempted()
+        ? this.#cached?.keys
+        : await this.#reload();
+    if (keys !== undefined) return keys;
+    throw this.#lastFailure ?? new KeyLoadError('No key set loaded');
+  }
+
+  /** @inheritDoc */
+  async refreshAfterMismatch(): Promise<AcceptedKeys | undefined> {
+    if (this.#recentlyAttempted()) return undefined;
+    const before = this.#cached?.keys;
+    const after = await this.#reload();
+    return after !== undefined && !sameKeys(before, after) ? after : undefined;
+  }
+
+  #recentlyAttempted(): boolean {
+    return (
+      this.#lastAttemptAt !== undefined && this.#now() - this.#lastAttemptAt < this.#minReloadMs
+    );
+  }
+
+  /** One load at a time; concurrent callers (local server, tests) share it. */
+  #reload(): Promise<AcceptedKeys | undefined> {
+    this.#inFlight ??= this.#attemptLoad().finally(() => {
+      this.#inFlight = undefined;
+    });
+    return this.#inFlight;
+  }
+
+  /** Resolves to the fresh keys, the stale keys after a failure, or undefined if there are none. */
+  async #attemptLoad(): Promise<AcceptedKeys | undefined> {
+    this.#lastAttemptAt = this.#now();
+    try {
+      const keys = await this.#load();
+      this.#cached = { keys, loadedAt: this.#now() };
+      this.#lastFailure = undefined;
+      return keys;
+    } catch (error) {
+      const failure =
+        error instanceof KeyLoadError
+          ? error
+          : new KeyLoadError('Loading the signing keys failed', { cause: error });
+      this.#lastFailure = failure;
+      this.#onLoadFailure?.(failure, this.#cached !== undefined);
+      return this.#cached?.keys;
+    }
+  }
+}
+
+function sameKeys(a: AcceptedKeys | undefined, b: AcceptedKeys): boolean {
+  return (
+    a !== undefined &&
+    a.keys.length === b.keys.length &&
+    a.keys.every((key, index) => key === b.keys[index] && a.labels[index] === b.labels[index])
+  );
+}
+
+/** Options of {@link secretsManagerKeyLoader}. */
+export interface SecretsManagerKeyLoaderOptions {
+  /** `PREVIOUS_KEY_GRACE_SECONDS`; 0 never accepts `AWSPREVIOUS`. */
+  readonly previousKeyGraceSeconds: number;
+  /**
+   * Upper bound for one load including the SDK's retries, in milliseconds.
+   * @default 5000
+   */
+  readonly deadlineMs?: number;
+  /**
+   * Clock in milliseconds.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+}
+
+/**
+ * Loads the accepted keys of one secret with the fewest calls that also give each version's
+ * creation date: `DescribeSecret` (which versions carry `AWSCURRENT`, `AWSPENDING`,
+ * `AWSPREVIOUS`), then `GetSecretValue` by version id for current and pending in parallel, then
+ * for previous only while current is inside the grace period (its `CreatedDate` comes back with
+ * the current value). Steady state is two calls; absent stages cost nothing and never show up
+ * as errors; both actions are exactly what CDK's `secret.grantRead()` grants.
+ *
+ * Powertools Parameters is deliberately not used: it caches by secret name only, so asking it
+ * for `AWSPREVIOUS` can return the cached `AWSCURRENT`, and it does not return `CreatedDate`.
+ *
+ * @param client - Secrets Manager client (its retry and timeout settings apply)
+ * @param secretId - `SECRET_ID`, name or ARN
+ * @param options - grace period, deadline and clock
+ */
+export function secretsManagerKeyLoader(
+  client: SecretsManagerClient,
+  secretId: string,
+  options: SecretsManagerKeyLoaderOptions,
+): KeyLoader {
+  const now = options.now ?? Date.now;
+  const deadlineMs = options.deadlineMs ?? 5000;
+  return async () => {
+    const abortSignal = AbortSignal.timeout(deadlineMs);
+    const described = await client
+      .send(new DescribeSecretCommand({ SecretId: secretId }), { abortSignal })
+      .catch((error: unknown) => {
+        throw new KeyLoadError(`DescribeSecret of ${secretId} failed`, { cause: error });
+      });
+    const ids = stageVersionIds(described.VersionIdsToStages);
+    if (ids.current === undefined) {
+      throw new KeyLoadError(`Secret ${secretId} has no AWSCURRENT version`);
+    }
+    const fetchVersion = (versionId: string, stage: string) =>
+      getVersion(client, secretId, versionId, stage, abortSignal);
+    const optionalVersion = (versionId: string | undefined, stage: string) =>
+      versionId === undefined || versionId === ids.current
+        ? Promise.resolve(undefined)
+        : fetchVersion(versionId, stage).catch(absentWhenNotFound);
+
+    const [current, pending] = await Promise.all([
+      fetchVersion(ids.current, 'AWSCURRENT'),
+      optionalVersion(ids.pending, 'AWSPENDING'),
+    ]);
+    const previous = isPreviousKeyInGrace(
+      current.createdAt,
+      now() / 1000,
+      options.previousKeyGraceSeconds,
+    )
+      ? await optionalVersion(ids.previous, 'AWSPREVIOUS')
+      : undefined;
+
+    const result = acceptedKeysFrom({ current, pending, previous });
+    if (!result.ok) {
+      throw new KeyLoadError(
+        `The AWSCURRENT value of secret ${secretId} is empty: store the key as the SecretString`,
+      );
+    }
+    return result.accepted;
+  };
+}
+
+async function getVersion(
+  client: SecretsManagerClient,
+  secretId: string,
+  versionId: string,
+  stage: string,
+  abortSignal: AbortSignal,
+): Promise<SecretVersion> {
+  const value = await client
+    .send(new GetSecretValueCommand({ SecretId: secretId, VersionId: versionId }), { abortSignal })
+    .catch((error: unknown) => {
+      throw new KeyLoadError(`GetSecretValue of ${secretId} (${stage}) failed`, { cause: error });
+    });
+  if (value.SecretString === undefined) {
+    throw new KeyLoadError(
+      `Secret ${secretId} (${stage}) has no SecretString: store the key as text, not binary`,
+    );
+  }
+  return { secretString: value.SecretString, createdAt: value.CreatedDate };
+}
+
+/** A stage can move between DescribeSecret and GetSecretValue (a rotation finishing): absent. */
+function absentWhenNotFound(error: unknown): undefined {
+  if (error instanceof KeyLoadError && error.cause instanceof ResourceNotFoundException) return;
+  throw error;
+}
+
+/**
+ * A fixed key from `WEBHOOK_SECRET`, for local runs: no rotation, nothing to reload.
+ *
+ * @param key - the key; surrounding whitespace is trimmed like a Secrets Manager value
+ */
+export function staticKeySource(key: string): KeySource {
+  const keys: AcceptedKeys = { keys: [key.trim()], labels: ['WEBHOOK_SECRET'] };
+  return {
+    current: () => Promise.resolve(keys),
+    refreshAfterMismatch: () => Promise.resolve(undefined),
+  };
+}
