@@ -1,21 +1,12 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { loadConfig } from './config.js';
+import { createHandler } from './handler.js';
 
-/** Response shape shared by API Gateway REST (v1) and HTTP API (v2) proxy integrations. */
-export interface ReceiverResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
+export type { ApiGatewayEvent, ApiGatewayResponse } from './api-gateway.js';
+export type { ReceiverHandler } from './handler.js';
 
 /**
- * Lambda entry point for the webhook receiver (work in progress: verification and forwarding
- * land in the next commits; until then every call is answered 503 so nothing is acknowledged).
+ * Lambda entry point of the webhook receiver, for API Gateway REST (payload v1) and HTTP API
+ * (payload v2) proxy integrations. Configuration is read and validated here, once per cold
+ * start: a bad variable fails the init with a message naming it.
  */
-export const handler = async (
-  _event: APIGatewayProxyEvent | APIGatewayProxyEventV2,
-  _context: Context,
-): Promise<ReceiverResponse> => ({
-  statusCode: 503,
-  headers: { 'content-type': 'application/json', 'retry-after': '30' },
-  body: JSON.stringify({ error: 'service_unavailable' }),
-});
+export const handler = createHandler(loadConfig());

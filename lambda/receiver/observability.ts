@@ -1,0 +1,122 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { KeyLoadError, ReceiveOutcome } from '../core/receive.js';
+
+/** CloudWatch metric names (EMF); the CDK alarms watch these, keep them exact. */
+export const METRIC_NAMES = {
+  received: 'WebhookReceived',
+  forwarded: 'WebhookForwarded',
+  ignored: 'WebhookIgnored',
+  rejected: 'WebhookRejected',
+  signatureRejected: 'SignatureRejected',
+  keyLoadFailure: 'KeyLoadFailure',
+  queueSendFailure: 'QueueSendFailure',
+} as const;
+
+/** The receiver's logger and metrics. */
+export interface Observability {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+/**
+ * Creates the Powertools logger (JSON, level from `POWERTOOLS_LOG_LEVEL`/`LOG_LEVEL`) and metrics
+ * (EMF, default dimension `service`).
+ *
+ * @param names - service name and metrics namespace from configuration
+ */
+export function createObservability(names: {
+  readonly serviceName: string;
+  readonly metricsNamespace: string;
+}): Observability {
+  return {
+    logger: new Logger({ serviceName: names.serviceName }),
+    metrics: new Metrics({ serviceName: names.serviceName, namespace: names.metricsNamespace }),
+  };
+}
+
+/**
+ * Logs one line per call and counts it. The line carries what an operator needs (outcome,
+ * reason, event type, timestamp age, matched key stage, request id) and never the key, the
+ * payload or personal data: only fields of the decision are logged, never the request.
+ * Metrics are stored; the handler publishes them once per invocation.
+ *
+ * @param observability - logger and metrics
+ * @param outcome - the decision
+ * @param apiRequestId - API Gateway's request id
+ */
+export function recordOutcome(
+  { logger, metrics }: Observability,
+  outcome: ReceiveOutcome,
+  apiRequestId: string | undefined,
+): void {
+  const { details } = outcome;
+  const fields = {
+    outcome: outcome.kind,
+    status: outcome.status,
+    ...('reason' in outcome ? { reason: outcome.reason } : {}),
+    ...(apiRequestId === undefined ? {} : { api_request_id: apiRequestId }),
+    ...(details.eventType === undefined ? {} : { event_type: details.eventType.slice(0, 100) }),
+    ...(details.timestampAgeSeconds === undefined
+      ? {}
+      : { timestamp_age_seconds: details.timestampAgeSeconds }),
+    ...(details.keyStage === undefined ? {} : { key_stage: details.keyStage }),
+    ...(details.signedForm === undefined ? {} : { signed_form: details.signedForm }),
+    ...(details.keysRefreshed ? { keys_refreshed: true } : {}),
+  };
+  metrics.addMetric(METRIC_NAMES.received, MetricUnit.Count, 1);
+  switch (outcome.kind) {
+    case 'queued':
+      metrics.addMetric(METRIC_NAMES.forwarded, MetricUnit.Count, 1);
+      logger.info('Webhook queued', fields);
+      return;
+    case 'ignored':
+      metrics.addMetric(METRIC_NAMES.ignored, MetricUnit.Count, 1);
+      logger.info('Webhook ignored: event not in FORWARD_EVENTS', fields);
+      return;
+    case 'rejected':
+      metrics.addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
+      if (outcome.status === 401)
+        metrics.addMetric(METRIC_NAMES.signatureRejected, MetricUnit.Count, 1);
+      // Emitted at once with its own dimension so the per-reason breakdown does not split the
+      // plain WebhookRejected count that alarms watch.
+      metrics
+        .singleMetric()
+        .addDimension('reason', outcome.reason)
+        .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
+      logger.warn('Webhook rejected', fields);
+      return;
+    case 'unavailable':
+      // Key-load failures are counted where they happen (recordKeyLoadFailure), once per attempt.
+      if (outcome.reason === 'queue_unavailable') {
+        metrics.addMetric(METRIC_NAMES.queueSendFailure, MetricUnit.Count, 1);
+      }
+      logger.error('Webhook not accepted: dependency unavailable, answered 503', {
+        ...fields,
+        error: outcome.error,
+      });
+      return;
+  }
+}
+
+/**
+ * Counts and logs a failed key load. With stale keys still in use calls keep being verified,
+ * so this metric is the only sign of the outage and is what the KeyLoadFailure alarm watches.
+ *
+ * @param observability - logger and metrics
+ * @param error - what failed
+ * @param usingStaleKeys - whether previously loaded keys stay in use
+ */
+export function recordKeyLoadFailure(
+  { logger, metrics }: Observability,
+  error: KeyLoadError,
+  usingStaleKeys: boolean,
+): void {
+  metrics.addMetric(METRIC_NAMES.keyLoadFailure, MetricUnit.Count, 1);
+  logger.error(
+    usingStaleKeys
+      ? 'Reloading the signing keys failed; still using the keys loaded before'
+      : 'Loading the signing keys failed; answering 503',
+    { error, using_stale_keys: usingStaleKeys },
+  );
+}
