@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context } from 'aws-lambda';
+
+/** A webhook call as a sender makes it, for building API Gateway events. */
+export interface HttpCall {
+  /** @default 'POST' */
+  readonly method?: string;
+  /** Header names as the sender spells them. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Text is sent as UTF-8; bytes are sent base64-encoded, as API Gateway does for binary bodies. */
+  readonly body?: string | Uint8Array;
+  /** Force base64 encoding of a text body (API Gateway does this for binary media types). */
+  readonly base64?: boolean;
+  /** @default '/webhook' */
+  readonly path?: string;
+  /** API Gateway's request id. */
+  readonly requestId?: string;
+}
+
+function encodedBody(call: HttpCall): { body: string | undefined; isBase64Encoded: boolean } {
+  if (call.body === undefined) return { body: undefined, isBase64Encoded: false };
+  if (typeof call.body === 'string' && call.base64 !== true) {
+    return { body: call.body, isBase64Encoded: false };
+  }
+  return { body: Buffer.from(call.body).toString('base64'), isBase64Encoded: true };
+}
+
+/**
+ * A REST API (payload format 1.0) proxy event as API Gateway sends it: header names keep the
+ * sender's spelling, `multiValueHeaders` is filled, an absent body is `null`.
+ *
+ * @param call - method, headers, body
+ */
+export function restApiEvent(call: HttpCall = {}): APIGatewayProxyEvent {
+  const method = call.method ?? 'POST';
+  const path = call.path ?? '/webhook';
+  const headers = { ...call.headers };
+  const { body, isBase64Encoded } = encodedBody(call);
+  return {
+    resource: path,
+    path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: Object.fromEntries(
+      Object.entries(headers).map(([name, value]) => [name, [value]]),
+    ),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: body ?? null,
+    isBase64Encoded,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'a1b2c3d4e5',
+      authorizer: undefined,
+      protocol: 'HTTP/1.1',
+      httpMethod: method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: '203.0.113.10',
+        user: null,
+        userAgent: 'booking-service/1.0',
+        userArn: null,
+      },
+      path: `/prod${path}`,
+      stage: 'prod',
+      requestId: call.requestId ?? randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: 'abc123',
+      resourcePath: path,
+    },
+  };
+}
+
+/**
+ * An HTTP API (payload format 2.0) proxy event as API Gateway sends it: header names lower-cased,
+ * an absent body left out.
+ *
+ * @param call - method, headers, body
+ */
+export function httpApiEvent(call: HttpCall = {}): APIGatewayProxyEventV2 {
+  const method = call.method ?? 'POST';
+  const path = call.path ?? '/webhook';
+  const { body, isBase64Encoded } = encodedBody(call);
+  const requestId = call.requestId ?? randomUUID();
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: Object.fromEntries(
+      Object.entries(call.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+    ),
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'a1b2c3d4e5',
+      domainName: 'a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com',
+      domainPrefix: 'a1b2c3d4e5',
+      http: {
+        method,
+        path,
+        protocol: 'HTTP/1.1',
+        sourceIp: '203.0.113.10',
+        userAgent: 'booking-service/1.0',
+      },
+      requestId,
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    ...(body === undefined ? {} : { body }),
+    isBase64Encoded,
+  };
+}
+
+/** Both payload versions, for `describe.each` over the two API Gateway flavours. */
+export const API_GATEWAY_FLAVOURS = [
+  { name: 'REST API (v1)', event: restApiEvent },
+  { name: 'HTTP API (v2)', event: httpApiEvent },
+] as const;
+
+/**
+ * A Lambda context with a fresh request id.
+ *
+ * @param functionName - reported in logs
+ */
+export function lambdaContext(functionName = 'webhook-receiver'): Context {
+  const awsRequestId = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: '2026/11/21/[$LATEST]0123456789abcdef',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
