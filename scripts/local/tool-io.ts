@@ -1,0 +1,37 @@
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+/** What a command-line tool reads and writes, injectable so tests can run tools in-process. */
+export interface ToolIo {
+  /** Writes one line of results to stdout. */
+  readonly out: (line: string) => void;
+  /** Writes one line of diagnostics to stderr. */
+  readonly err: (line: string) => void;
+  /** Environment variables (`process.env`). */
+  readonly env: NodeJS.ProcessEnv;
+  /** Standard input, for keys piped in with `-`. */
+  readonly stdin: NodeJS.ReadableStream;
+  /** Directory relative paths (`.env`, key files) are resolved against. */
+  readonly cwd: string;
+}
+
+/** The real process's streams and environment. */
+export function processIo(): ToolIo {
+  return {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+    stdin: process.stdin,
+    cwd: process.cwd(),
+  };
+}
+
+/**
+ * Whether the module at `moduleUrl` is the script node was started with (`tsx scripts/x.ts`), as
+ * opposed to imported by a test. Symlinks are resolved so both sides name the same file.
+ */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  return pathToFileURL(realpathSync(script)).href === moduleUrl;
+}

@@ -1,0 +1,250 @@
+/**
+ * `npm run send`: sign a booking webhook the way the service does and POST it to the receiver,
+ * local (`npm start`) or deployed (`WebhookUrl` output of the stack).
+ * @module
+ */
+
+import { readFile } from 'node:fs/promises';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { buildBookingPayload } from './local/booking-payload.js';
+import { DOTENV_FILE, findWebhookSecret } from './local/dotenv.js';
+import { DEFAULT_PORT, portFrom } from './local/start-config.js';
+import { isEntryPoint, processIo, type ToolIo } from './local/tool-io.js';
+import { WEBHOOK_PATH } from './local/webhook-server.js';
+
+const USAGE = `Usage: npm run send -- [--url URL] [--file payload.json] [--event NAME] [--count N] [--secret-id ID]
+
+Signs a webhook call as the booking service does (Service-Signature: t=<now>,signature=<HMAC>)
+and POSTs it, printing each response.
+
+  --url URL         receiver URL (default http://127.0.0.1:$PORT/webhook, PORT default 3000);
+                    for a deployed stack use its WebhookUrl output
+  --file PATH       send this file's bytes as the body instead of a generated booking
+  --event NAME      event name of the generated booking (default event_booked)
+  --count N         send N calls, each a new booking (default 1)
+  --secret-id ID    sign with the AWSCURRENT key of this Secrets Manager secret (name or ARN)
+                    instead of WEBHOOK_SECRET (environment, then .env)
+  --help            show this help
+
+Exit status: 0 when every call got a 2xx answer, 1 otherwise, 2 on a usage error.`;
+
+/** A usage mistake: the message is shown with a pointer to --help and the exit status is 2. */
+class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+interface SendOptions {
+  readonly url: string;
+  readonly file: string | undefined;
+  readonly event: string | undefined;
+  readonly count: number;
+  readonly secretId: string | undefined;
+}
+
+/** The answer of the receiver to one call. */
+export interface WebhookResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+/**
+ * Runs the tool with command-line `args`; resolves with the exit status.
+ *
+ * @param args - arguments after `--`
+ * @param io - streams, environment and working directory
+ */
+export async function main(args: readonly string[], io: ToolIo): Promise<number> {
+  let options: SendOptions | 'help';
+  try {
+    options = parseOptions(args, io.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`${error.message} (see npm run send -- --help)`);
+    return 2;
+  }
+  if (options === 'help') {
+    io.out(USAGE);
+    return 0;
+  }
+  const key = await loadKey(options.secretId, io);
+  if (key === undefined) return 1;
+  const fixedBody =
+    options.file === undefined ? undefined : await readFile(resolve(io.cwd, options.file));
+  let failures = 0;
+  for (let i = 1; i <= options.count; i++) {
+    const body = fixedBody ?? Buffer.from(buildBookingPayload(withEvent(options.event)));
+    let signature: string;
+    try {
+      signature = signPayload(body, key, Math.floor(Date.now() / 1000));
+    } catch (error) {
+      if (!(error instanceof BodyNotJsonError)) throw error;
+      io.err(`${options.file} is not a single JSON value: the service only signs JSON bodies`);
+      return 1;
+    }
+    let response: WebhookResponse;
+    try {
+      response = await postWebhook(options.url, body, signature);
+    } catch (error) {
+      io.err(`POST ${options.url} failed: ${describeNetworkError(error)}`);
+      return 1;
+    }
+    if (response.status < 200 || response.status > 299) failures++;
+    io.out(`[${i}/${options.count}] ${describeBody(body)} -> ${response.status} ${response.body}`);
+  }
+  if (options.count > 1) io.out(`${options.count - failures} of ${options.count} calls accepted`);
+  return failures === 0 ? 0 : 1;
+}
+
+/**
+ * POSTs `body` with the headers the service sends (spec 4.1): `Content-Type: application/json`,
+ * `Content-Length`, `Connection: close` and `Service-Signature`.
+ */
+export function postWebhook(
+  url: string,
+  body: Uint8Array,
+  signature: string,
+): Promise<WebhookResponse> {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolveResponse, reject) => {
+    const call = send(
+      target,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': String(body.byteLength),
+          Connection: 'close',
+          'Service-Signature': signature,
+        },
+        signal: AbortSignal.timeout(30_000),
+      },
+      (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolveResponse({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
+    call.on('error', reject);
+    call.end(body);
+  });
+}
+
+function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): SendOptions | 'help' {
+  let values: ReturnType<typeof parseSendArgs>['values'];
+  try {
+    ({ values } = parseSendArgs(args));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return 'help';
+  if (values.file !== undefined && values.event !== undefined) {
+    throw new UsageError(
+      '--event applies to the generated booking; edit the event field of --file instead',
+    );
+  }
+  const countText = values.count ?? '1';
+  const count = Number(countText);
+  if (!/^\d{1,9}$/.test(countText) || count < 1) {
+    throw new UsageError(`--count must be a whole number of at least 1, got '${countText}'`);
+  }
+  let url = values.url;
+  if (url === undefined) {
+    try {
+      url = `http://127.0.0.1:${portFrom(env, 'PORT', DEFAULT_PORT)}${WEBHOOK_PATH}`;
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
+  }
+  return { url, file: values.file, event: values.event, count, secretId: values['secret-id'] };
+}
+
+function parseSendArgs(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      url: { type: 'string' },
+      file: { type: 'string' },
+      event: { type: 'string' },
+      count: { type: 'string' },
+      'secret-id': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+function withEvent(event: string | undefined): { event?: string } {
+  return event === undefined ? {} : { event };
+}
+
+/** The key to sign with, or `undefined` after explaining on stderr why there is none. */
+async function loadKey(secretId: string | undefined, io: ToolIo): Promise<string | undefined> {
+  if (secretId !== undefined) {
+    try {
+      const secret = await new SecretsManagerClient({}).send(
+        new GetSecretValueCommand({ SecretId: secretId, VersionStage: 'AWSCURRENT' }),
+      );
+      const key = secret.SecretString?.trim();
+      if (key) return key;
+      io.err(
+        `${secretId} has no text value in its AWSCURRENT version: the key must be a SecretString`,
+      );
+    } catch (error) {
+      io.err(`Could not read ${secretId} from Secrets Manager: ${(error as Error).message}`);
+    }
+    return undefined;
+  }
+  const found = await findWebhookSecret(io.env, resolve(io.cwd, DOTENV_FILE));
+  if (found) return found.secret;
+  io.err(
+    'No key to sign with: set WEBHOOK_SECRET, run npm start once (it writes .env), or pass --secret-id ID',
+  );
+  return undefined;
+}
+
+/** `booking 123456 (event_booked)` for generated and most real bodies, else the byte count. */
+function describeBody(body: Uint8Array): string {
+  try {
+    const payload = JSON.parse(Buffer.from(body).toString('utf8')) as {
+      event?: unknown;
+      data?: { id?: unknown };
+    };
+    if (typeof payload.event === 'string') {
+      const id = typeof payload.data?.id === 'string' ? `booking ${payload.data.id} ` : '';
+      return `${id}(${payload.event})`;
+    }
+  } catch {
+    // Not JSON: fall through to the size.
+  }
+  return `${body.byteLength} bytes`;
+}
+
+function describeNetworkError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED')
+    return 'connection refused (is npm start running, and on this port?)';
+  if ((error as Error).name === 'AbortError') return 'no answer within 30 s';
+  return (error as Error).message;
+}
+
+if (isEntryPoint(import.meta.url))
+  process.exitCode = await main(process.argv.slice(2), processIo());
