@@ -1,0 +1,111 @@
+import type { Node } from 'constructs';
+import type { ReceiverStackProps } from './receiver-stack.js';
+
+/** Thrown when a CDK context value (`-c key=value` or `cdk.json`) cannot be used. */
+export class InvalidContextError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InvalidContextError';
+  }
+}
+
+/** The stack to deploy, as chosen by CDK context. */
+export interface ReceiverContext {
+  /** CloudFormation stack name (context `stackName`). */
+  readonly stackName: string;
+  /** The stack's options, from the other context keys; absent keys keep the stack's defaults. */
+  readonly props: ReceiverStackProps;
+}
+
+/** Stack name when context `stackName` is not set. */
+export const DEFAULT_STACK_NAME = 'WebhookReceiver';
+
+/** CloudFormation's rule for stack names. */
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
+
+/**
+ * Reads the receiver's options from CDK context. Values given with `-c key=value` arrive as text,
+ * values from `cdk.json` may be JSON booleans, numbers or arrays; both are accepted. An empty text
+ * counts as not set, so `cdk.json` can list a key without choosing a value.
+ * @throws InvalidContextError naming the key when a value has the wrong form
+ */
+export function readReceiverContext(node: Node): ReceiverContext {
+  const get = (key: string): unknown => {
+    const value: unknown = node.tryGetContext(key);
+    return value === '' ? undefined : value;
+  };
+  const stackName = readString('stackName', get('stackName')) ?? DEFAULT_STACK_NAME;
+  if (!STACK_NAME.test(stackName)) {
+    throw new InvalidContextError(
+      `context stackName ${JSON.stringify(stackName)} is not a CloudFormation stack name: start with a letter, then letters, digits or '-', at most 128 characters`,
+    );
+  }
+  const props: ReceiverStackProps = {
+    ...optional('secretArn', readString('secretArn', get('secretArn'))),
+    ...optional('fifo', readBoolean('fifo', get('fifo'))),
+    ...optional(
+      'signatureToleranceSeconds',
+      readNumber('signatureToleranceSeconds', get('signatureToleranceSeconds')),
+    ),
+    ...optional(
+      'previousKeyGraceSeconds',
+      readNumber('previousKeyGraceSeconds', get('previousKeyGraceSeconds')),
+    ),
+    ...optional('forwardEvents', readList('forwardEvents', get('forwardEvents'))),
+    ...optional('throttleRateLimit', readNumber('throttleRateLimit', get('throttleRateLimit'))),
+    ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
+    ...optional('alarmEmail', readString('alarmEmail', get('alarmEmail'))),
+    ...optional('consumer', readBoolean('consumer', get('consumer'))),
+  };
+  return { stackName, props };
+}
+
+/** `{ [key]: value }` when there is a value, `{}` otherwise (optional props must be absent, not undefined). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function readString(key: string, value: unknown): string | undefined {
+  if (value === undefined || typeof value === 'string') {
+    return value;
+  }
+  throw new InvalidContextError(`context ${key} must be text, got ${JSON.stringify(value)}`);
+}
+
+function readBoolean(key: string, value: unknown): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') {
+    return value;
+  }
+  if (value === 'true' || value === 'false') {
+    return value === 'true';
+  }
+  throw new InvalidContextError(
+    `context ${key} must be true or false, got ${JSON.stringify(value)}`,
+  );
+}
+
+function readNumber(key: string, value: unknown): number | undefined {
+  if (value === undefined || (typeof value === 'number' && Number.isFinite(value))) {
+    return value;
+  }
+  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) {
+    return Number(value);
+  }
+  throw new InvalidContextError(`context ${key} must be a number, got ${JSON.stringify(value)}`);
+}
+
+/** A comma-separated text (`-c forwardEvents=a,b`) or a JSON array of texts (`cdk.json`). */
+function readList(key: string, value: unknown): string[] | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (typeof value === 'string') {
+    return value.split(',').map((item) => item.trim());
+  }
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) {
+    return value;
+  }
+  throw new InvalidContextError(
+    `context ${key} must be a comma-separated list or an array of texts, got ${JSON.stringify(value)}`,
+  );
+}
