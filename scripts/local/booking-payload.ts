@@ -54,7 +54,7 @@ export function buildBookingPayload(options: BookingPayloadOptions = {}): string
       cost: booked.price,
     },
   };
-  return encodeLikePhp(payload);
+  return phpJsonEncode(payload);
 }
 
 /** `YYYY-MM-DD HH:MM:SS`, the spec's session time format (no offset). */
@@ -63,10 +63,12 @@ function localDateTime(date: Date): string {
 }
 
 /**
- * JSON as PHP's `json_encode` writes it by default. Safe as plain replacements: in JSON text, `/`
- * and non-ASCII characters can only occur inside strings.
+ * JSON as PHP's `json_encode` writes it by default (`/` as `\/`, non-ASCII as `\uXXXX`). Safe as
+ * plain replacements: in JSON text, `/` and non-ASCII characters can only occur inside strings.
+ *
+ * @param value - any JSON-serializable value
  */
-function encodeLikePhp(value: unknown): string {
+export function phpJsonEncode(value: unknown): string {
   return JSON.stringify(value)
     .replaceAll('/', '\\/')
     .replace(

@@ -16,13 +16,18 @@ const LOCAL_CONFIG = {
  */
 export function sqsClientFor(queueUrl: string, env: NodeJS.ProcessEnv = process.env): SQSClient {
   const url = new URL(queueUrl);
-  if (LOOPBACK_HOSTS.has(url.hostname)) {
+  if (isLoopbackUrl(queueUrl)) {
     return new SQSClient({ ...LOCAL_CONFIG, endpoint: url.origin });
   }
   const config: SQSClientConfig = {};
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? regionOfQueueHost(url.hostname);
   if (region !== undefined) config.region = region;
   return new SQSClient(config);
+}
+
+/** Whether a URL points at this machine (the embedded queue of `npm start`), not at AWS. */
+export function isLoopbackUrl(url: string): boolean {
+  return LOOPBACK_HOSTS.has(new URL(url).hostname);
 }
 
 /** `eu-west-1` from `sqs.eu-west-1.amazonaws.com` (or the legacy `eu-west-1.queue.amazonaws.com`). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sqsClientFor } from '../../../scripts/local/sqs-client.js';
+import { isLoopbackUrl, sqsClientFor } from '../../../scripts/local/sqs-client.js';
 
 describe('Function: sqsClientFor', () => {
   it('talks to the origin of a loopback queue URL with placeholder credentials', async () => {
@@ -33,5 +33,20 @@ describe('Function: sqsClientFor', () => {
 
     // Assess
     expect(await client.config.region()).toBe('us-west-2');
+  });
+});
+
+describe('Function: isLoopbackUrl', () => {
+  it.each([
+    ['http://127.0.0.1:9324/123456789012/webhook-events', true],
+    ['http://localhost:9324/123456789012/webhook-events', true],
+    ['http://[::1]:9324/123456789012/webhook-events', true],
+    ['https://sqs.eu-west-1.amazonaws.com/111122223333/webhook-events', false],
+  ])('says %s is loopback: %s', (url, expected) => {
+    // Act
+    const loopback = isLoopbackUrl(url);
+
+    // Assess
+    expect(loopback).toBe(expected);
   });
 });
