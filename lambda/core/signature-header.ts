@@ -1,0 +1,68 @@
+/**
+ * Longest `Service-Signature` value we read, in characters. A genuine header is about 80
+ * characters (a few more with several signatures during a key rotation); anything far longer is
+ * rejected before it is split, so a huge header costs nothing.
+ */
+export const MAX_SIGNATURE_HEADER_LENGTH = 1024;
+
+/** A `Service-Signature` header value taken apart (spec section 2.4). */
+export interface SignatureHeader {
+  /** The `t` component as a number of Unix seconds. */
+  readonly timestamp: number;
+  /** The `t` component exactly as sent: the signed text starts with these digits, not a re-print. */
+  readonly timestampText: string;
+  /** The 32-byte digests of every well-formed `signature` component, in header order. */
+  readonly signatures: readonly Buffer[];
+}
+
+/** Why a header value could not be used. */
+export type SignatureHeaderFailureReason = 'missing_header' | 'malformed_header';
+
+/** Outcome of {@link parseSignatureHeader}. */
+export type ParseSignatureHeaderResult =
+  | { ok: true; header: SignatureHeader }
+  | { ok: false; reason: SignatureHeaderFailureReason };
+
+const DECIMAL_DIGITS = /^[0-9]+$/;
+const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+
+/**
+ * Parses a `Service-Signature` header value such as `t=1700000000,signature=<64 hex>`.
+ *
+ * Components are split on `,` and each on its first `=`, with surrounding spaces trimmed; their
+ * order does not matter and unknown components are ignored, so a sender may add fields later.
+ * Several `signature` components are kept (a sender rotating keys may send one per key);
+ * components that are not exactly 64 hex characters are skipped, and the header is malformed
+ * when none is left. A missing, repeated or non-decimal `t` is malformed too.
+ *
+ * Never throws, whatever the input.
+ *
+ * @param value - The raw header value; `undefined` when the request had no such header.
+ * @returns The timestamp and decoded digests, or why the header cannot be used.
+ */
+export function parseSignatureHeader(value: string | undefined): ParseSignatureHeaderResult {
+  if (value === undefined) return { ok: false, reason: 'missing_header' };
+  if (value.length > MAX_SIGNATURE_HEADER_LENGTH) return { ok: false, reason: 'malformed_header' };
+
+  let timestampText: string | undefined;
+  const signatures: Buffer[] = [];
+  for (const component of value.split(',')) {
+    const separator = component.indexOf('=');
+    if (separator === -1) continue;
+    const name = component.slice(0, separator).trim();
+    const text = component.slice(separator + 1).trim();
+    if (name === 't') {
+      if (timestampText !== undefined || !DECIMAL_DIGITS.test(text)) {
+        return { ok: false, reason: 'malformed_header' };
+      }
+      timestampText = text;
+    } else if (name === 'signature' && SHA256_HEX.test(text)) {
+      // Checked first: Buffer.from(x, 'hex') silently stops at the first non-hex character.
+      signatures.push(Buffer.from(text, 'hex'));
+    }
+  }
+  if (timestampText === undefined || signatures.length === 0) {
+    return { ok: false, reason: 'malformed_header' };
+  }
+  return { ok: true, header: { timestamp: Number(timestampText), timestampText, signatures } };
+}
