@@ -4,7 +4,6 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -15,7 +14,13 @@ import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
 import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from './local/local-queues.js';
 import { isLoopbackUrl, sqsClientFor } from './local/sqs-client.js';
 import { portFrom } from './local/start-config.js';
-import { isEntryPoint, processIo, type ToolIo } from './local/tool-io.js';
+import {
+  isEntryPoint,
+  parseToolArgs,
+  processIo,
+  type ToolIo,
+  UsageError,
+} from './local/tool-io.js';
 
 const USAGE = `Usage: npm run consume -- [--queue-url URL] [--follow] [--json]
 
@@ -72,7 +77,8 @@ export async function main(
   try {
     options = parseOptions(args, io.env);
   } catch (error) {
-    io.err(`${(error as Error).message} (see npm run consume -- --help)`);
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`${error.message} (see npm run consume -- --help)`);
     return 2;
   }
   if (options === 'help') {
@@ -205,22 +211,17 @@ export function formatJson(message: Message): string {
 }
 
 function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeOptions | 'help' {
-  const { values } = parseArgs({
-    args: [...args],
-    strict: true,
-    allowPositionals: false,
-    options: {
-      'queue-url': { type: 'string' },
-      follow: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const values = parseToolArgs(args, {
+    'queue-url': { type: 'string' },
+    follow: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
   const queueUrl =
     values['queue-url'] ?? localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT));
   if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol)) {
-    throw new Error(`--queue-url must be an http(s) SQS queue URL, got '${queueUrl}'`);
+    throw new UsageError(`--queue-url must be an http(s) SQS queue URL, got '${queueUrl}'`);
   }
   return { queueUrl, follow: values.follow, json: values.json };
 }

@@ -3,12 +3,41 @@
  * staging labels (AWSCURRENT, AWSPENDING, AWSPREVIOUS), and show the result.
  * @module
  */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { text } from 'node:stream/consumers';
 import {
-  paginateListSecretVersionIds,
   PutSecretValueCommand,
+  paginateListSecretVersionIds,
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import {
+  isEntryPoint,
+  parseToolArgs,
+  processIo,
+  type ToolIo,
+  UsageError,
+} from './local/tool-io.js';
+
+const USAGE = `Usage: npm run rotate-secret -- --secret-id ID (--put KEYFILE | --stage KEYFILE | --promote | --revoke-previous)
+
+Changes which signing key the deployed receiver accepts, then prints every version's stages.
+
+  --secret-id ID       the secret (name or ARN; the stack's SecretArn output)
+  --put KEYFILE        store the key as the new AWSCURRENT; the old key becomes AWSPREVIOUS and
+                       keeps working for PREVIOUS_KEY_GRACE_SECONDS (default 24 h)
+  --stage KEYFILE      store the key as AWSPENDING: accepted alongside the current key, for a
+                       switch-over before the sender starts using it
+  --promote            make the AWSPENDING key AWSCURRENT (the old one becomes AWSPREVIOUS)
+  --revoke-previous    stop accepting the AWSPREVIOUS key now instead of after the grace period
+  --help               show this help
+
+KEYFILE is a file holding the key, or - to read it from stdin; surrounding whitespace is
+trimmed. Keys are never taken from the command line, where shell history would keep them.
+AWS credentials and region come from the usual AWS environment (AWS_PROFILE, AWS_REGION, ...).
+
+Exit status: 0 done, 1 Secrets Manager refused or nothing to promote, 2 usage error.`;
 
 /** Staging label of the key the sender signs with now. */
 export const AWSCURRENT = 'AWSCURRENT';
@@ -144,9 +173,7 @@ export async function listSecretVersions(
       });
     }
   }
-  return versions.sort(
-    (a, b) => (b.createdDate?.getTime() ?? 0) - (a.createdDate?.getTime() ?? 0),
-  );
+  return versions.sort((a, b) => (b.createdDate?.getTime() ?? 0) - (a.createdDate?.getTime() ?? 0));
 }
 
 /** One line per version: id, labels, creation time. */
@@ -157,3 +184,96 @@ export function formatVersions(secretId: string, versions: readonly SecretVersio
   );
   return [`Versions of ${secretId}:`, ...lines].join('\n');
 }
+
+/**
+ * Runs the tool with command-line `args`; resolves with the exit status.
+ *
+ * @param args - arguments after `--`
+ * @param io - streams, environment and working directory
+ */
+export async function main(args: readonly string[], io: ToolIo): Promise<number> {
+  let request: { secretId: string; action: RotateAction } | 'help';
+  try {
+    request = await parseRequest(args, io);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`${error.message} (see npm run rotate-secret -- --help)`);
+    return 2;
+  }
+  if (request === 'help') {
+    io.out(USAGE);
+    return 0;
+  }
+  const client = new SecretsManagerClient({});
+  try {
+    io.out(await applyRotation(client, request.secretId, request.action));
+    io.out(formatVersions(request.secretId, await listSecretVersions(client, request.secretId)));
+    return 0;
+  } catch (error) {
+    io.err(
+      error instanceof RotationError
+        ? error.message
+        : `Secrets Manager: ${(error as Error).name}: ${(error as Error).message}`,
+    );
+    return 1;
+  } finally {
+    client.destroy();
+  }
+}
+
+async function parseRequest(
+  args: readonly string[],
+  io: ToolIo,
+): Promise<{ secretId: string; action: RotateAction } | 'help'> {
+  const values = parseToolArgs(args, {
+    'secret-id': { type: 'string' },
+    put: { type: 'string' },
+    stage: { type: 'string' },
+    promote: { type: 'boolean' },
+    'revoke-previous': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
+  const chosen = (['put', 'stage', 'promote', 'revoke-previous'] as const).filter(
+    (name) => values[name] !== undefined && values[name] !== false,
+  );
+  if (chosen.length !== 1) {
+    throw new UsageError(
+      'choose exactly one of --put KEYFILE, --stage KEYFILE, --promote, --revoke-previous',
+    );
+  }
+  const secretId = values['secret-id'];
+  if (!secretId) throw new UsageError('--secret-id ID is required');
+  switch (chosen[0]) {
+    case 'put':
+      return { secretId, action: { kind: 'put', key: await readKey(values.put ?? '', io) } };
+    case 'stage':
+      return { secretId, action: { kind: 'stage', key: await readKey(values.stage ?? '', io) } };
+    case 'promote':
+      return { secretId, action: { kind: 'promote' } };
+    default:
+      return { secretId, action: { kind: 'revoke-previous' } };
+  }
+}
+
+/**
+ * The key in `keyFile` (`-` = stdin), trimmed. The path is never echoed in errors: a user who
+ * typed the key itself in its place should not see it printed back.
+ */
+async function readKey(keyFile: string, io: ToolIo): Promise<string> {
+  let content: string;
+  try {
+    content =
+      keyFile === '-' ? await text(io.stdin) : await readFile(resolve(io.cwd, keyFile), 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the key file (${(error as NodeJS.ErrnoException).code ?? 'error'}): give a path to a file holding the key, or - for stdin`,
+    );
+  }
+  const key = content.trim();
+  if (key === '') throw new UsageError('the key file is empty');
+  return key;
+}
+
+if (isEntryPoint(import.meta.url))
+  process.exitCode = await main(process.argv.slice(2), processIo());

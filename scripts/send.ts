@@ -8,13 +8,18 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
 import { buildBookingPayload } from './local/booking-payload.js';
 import { DOTENV_FILE, findWebhookSecret } from './local/dotenv.js';
 import { DEFAULT_PORT, portFrom } from './local/start-config.js';
-import { isEntryPoint, processIo, type ToolIo } from './local/tool-io.js';
+import {
+  isEntryPoint,
+  parseToolArgs,
+  processIo,
+  type ToolIo,
+  UsageError,
+} from './local/tool-io.js';
 import { WEBHOOK_PATH } from './local/webhook-server.js';
 
 const USAGE = `Usage: npm run send -- [--url URL] [--file payload.json] [--event NAME] [--count N] [--secret-id ID]
@@ -32,14 +37,6 @@ and POSTs it, printing each response.
   --help            show this help
 
 Exit status: 0 when every call got a 2xx answer, 1 otherwise, 2 on a usage error.`;
-
-/** A usage mistake: the message is shown with a pointer to --help and the exit status is 2. */
-class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 interface SendOptions {
   readonly url: string;
@@ -145,12 +142,14 @@ export function postWebhook(
 }
 
 function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): SendOptions | 'help' {
-  let values: ReturnType<typeof parseSendArgs>['values'];
-  try {
-    ({ values } = parseSendArgs(args));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseToolArgs(args, {
+    url: { type: 'string' },
+    file: { type: 'string' },
+    event: { type: 'string' },
+    count: { type: 'string' },
+    'secret-id': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
   if (values.file !== undefined && values.event !== undefined) {
     throw new UsageError(
@@ -162,34 +161,12 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): SendOpti
   if (!/^\d{1,9}$/.test(countText) || count < 1) {
     throw new UsageError(`--count must be a whole number of at least 1, got '${countText}'`);
   }
-  let url = values.url;
-  if (url === undefined) {
-    try {
-      url = `http://127.0.0.1:${portFrom(env, 'PORT', DEFAULT_PORT)}${WEBHOOK_PATH}`;
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-  }
+  const url =
+    values.url ?? `http://127.0.0.1:${portFrom(env, 'PORT', DEFAULT_PORT)}${WEBHOOK_PATH}`;
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
     throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
   }
   return { url, file: values.file, event: values.event, count, secretId: values['secret-id'] };
-}
-
-function parseSendArgs(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    strict: true,
-    allowPositionals: false,
-    options: {
-      url: { type: 'string' },
-      file: { type: 'string' },
-      event: { type: 'string' },
-      count: { type: 'string' },
-      'secret-id': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
 }
 
 function withEvent(event: string | undefined): { event?: string } {

@@ -6,7 +6,8 @@
 import { resolve } from 'node:path';
 import { DOTENV_FILE } from './local/dotenv.js';
 import { type LocalReceiver, startLocalReceiver } from './local/local-receiver.js';
-import { readStartConfig, type StartConfig, StartConfigError } from './local/start-config.js';
+import { readStartConfig, type StartConfig } from './local/start-config.js';
+import { UsageError } from './local/tool-io.js';
 
 const USAGE = `Usage: npm start
 
@@ -37,7 +38,7 @@ async function main(args: readonly string[]): Promise<number> {
   try {
     config = readStartConfig(process.env);
   } catch (error) {
-    if (error instanceof StartConfigError) {
+    if (error instanceof UsageError) {
       console.error(error.message);
       return 2;
     }

@@ -1,20 +1,9 @@
 import { DEFAULT_LOCAL_SQS_PORT } from './local-queues.js';
 import { LOOPBACK } from './net.js';
+import { UsageError } from './tool-io.js';
 
 /** Port of the local webhook endpoint when `PORT` is not set. */
 export const DEFAULT_PORT = 3000;
-
-/** Thrown when a variable of the local run is invalid; the message names it. */
-export class StartConfigError extends Error {
-  /**
-   * @param message - what is wrong, naming the variable and the expected form
-   * @param options - the underlying error, if any
-   */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StartConfigError';
-  }
-}
 
 /** Settings of `npm start`, read once from the environment. */
 export interface StartConfig {
@@ -30,7 +19,7 @@ export interface StartConfig {
  * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1) and `LOCAL_SQS_PORT` (default 9324).
  * Blank values count as unset.
  *
- * @throws {StartConfigError} when a port is not a whole number from 0 to 65535
+ * @throws {UsageError} when a port is not a whole number from 0 to 65535
  */
 export function readStartConfig(env: NodeJS.ProcessEnv): StartConfig {
   return {
@@ -43,14 +32,14 @@ export function readStartConfig(env: NodeJS.ProcessEnv): StartConfig {
 /**
  * A TCP port from the environment, or `fallback` when unset.
  *
- * @throws {StartConfigError} when set to anything but a whole number from 0 to 65535
+ * @throws {UsageError} when set to anything but a whole number from 0 to 65535
  */
 export function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name]?.trim();
   if (!text) return fallback;
   const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
   if (!(port <= 65_535)) {
-    throw new StartConfigError(`${name} must be a port number from 0 to 65535, got '${text}'`);
+    throw new UsageError(`${name} must be a port number from 0 to 65535, got '${text}'`);
   }
   return port;
 }

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 /** What a command-line tool reads and writes, injectable so tests can run tools in-process. */
 export interface ToolIo {
@@ -34,4 +35,32 @@ export function isEntryPoint(moduleUrl: string): boolean {
   const script = process.argv[1];
   if (script === undefined) return false;
   return pathToFileURL(realpathSync(script)).href === moduleUrl;
+}
+
+/** A command-line mistake: the tool shows the message with a pointer to `--help` and exits 2. */
+export class UsageError extends Error {
+  /** @param message - what is wrong with the arguments, in one line */
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * Parses `--name value` / `--flag` options strictly (unknown options and stray arguments are
+ * errors), turning the parser's complaints into {@link UsageError}s.
+ *
+ * @param args - the arguments after `--`
+ * @param options - the tool's options, as for `util.parseArgs`
+ * @throws {UsageError} on an unknown option, a missing value or a positional argument
+ */
+export function parseToolArgs<const T extends NonNullable<ParseArgsConfig['options']>>(
+  args: readonly string[],
+  options: T,
+) {
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
