@@ -1,3 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import {
   ListSecretVersionIdsCommand,
   PutSecretValueCommand,
@@ -5,11 +9,13 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ToolIo } from '../../scripts/local/tool-io.js';
 import {
   applyRotation,
   formatVersions,
   listSecretVersions,
+  main,
   RotationError,
 } from '../../scripts/rotate-secret.js';
 
@@ -252,5 +258,141 @@ describe('Function: formatVersions', () => {
         '  a  (no stage)  created unknown',
       ].join('\n'),
     );
+  });
+});
+
+describe('Function: main (rotate-secret)', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rotate-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the tool in-process with captured output and the given stdin. */
+  async function rotate(
+    args: string[],
+    stdin = '',
+  ): Promise<{ status: number; out: string[]; err: string[] }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: ToolIo = {
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+      env: {},
+      stdin: Readable.from([stdin]),
+      cwd: dir,
+    };
+    const status = await main(args, io);
+    return { status, out, err };
+  }
+
+  it('puts the trimmed key from KEYFILE and prints the stages of every version', async () => {
+    // Prepare
+    secret.put('old-key');
+    await writeFile(join(dir, 'new.key'), '  new-key\n');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--put', 'new.key']);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(secret.versions.get('v2')?.value).toBe('new-key');
+    expect(result.out[1]).toMatch(
+      /^Versions of webhook-signing-key:\n {2}v2 {2}AWSCURRENT {2}created \S+\n {2}v1 {2}AWSPREVIOUS {2}created \S+$/,
+    );
+  });
+
+  it('reads the key from stdin when KEYFILE is -', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--stage', '-'], 'piped-key\n');
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(secret.versions.get('v2')?.value).toBe('piped-key');
+    expect(secret.stagesOf()).toEqual({ v1: ['AWSCURRENT'], v2: ['AWSPENDING'] });
+  });
+
+  it('exits 1 with the reason when there is nothing to promote', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--promote']);
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.err).toEqual([expect.stringContaining('no AWSPENDING version to promote')]);
+  });
+
+  it('exits 1 naming the Secrets Manager error when the call is refused', async () => {
+    // Prepare
+    secretsManager.on(ListSecretVersionIdsCommand).rejects(
+      Object.assign(new Error("Secrets Manager can't find the specified secret."), {
+        name: 'ResourceNotFoundException',
+      }),
+    );
+
+    // Act
+    const result = await rotate(['--secret-id', 'missing', '--revoke-previous']);
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.err).toEqual([
+      "Secrets Manager: ResourceNotFoundException: Secrets Manager can't find the specified secret.",
+    ]);
+  });
+
+  it('refuses a key file it cannot read without printing the path, which may be a pasted key', async () => {
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--put', 'sk_live_pasted_key']);
+
+    // Assess
+    expect(result.status).toBe(2);
+    expect(result.err.join('\n')).not.toContain('sk_live_pasted_key');
+    expect(result.err).toEqual([expect.stringContaining('cannot read the key file (ENOENT)')]);
+    expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+  });
+
+  it.each([
+    [['--put', 'new.key'], '--secret-id ID is required'],
+    [['--secret-id', SECRET_ID], 'choose exactly one'],
+    [['--secret-id', SECRET_ID, '--promote', '--revoke-previous'], 'choose exactly one'],
+    [['--secret-id', SECRET_ID, '--put'], "Option '--put <value>' argument missing"],
+    [['--secret-id', SECRET_ID, '--promote', 'extra'], 'Unexpected argument'],
+  ])('exits 2 on the usage error %j', async (args, message) => {
+    // Act
+    const result = await rotate(args);
+
+    // Assess
+    expect(result.status).toBe(2);
+    expect(result.err).toEqual([expect.stringContaining(message)]);
+  });
+
+  it('exits 2 when the key file is blank', async () => {
+    // Prepare
+    await writeFile(join(dir, 'blank.key'), ' \n');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--put', 'blank.key']);
+
+    // Assess
+    expect(result.status).toBe(2);
+    expect(result.err).toEqual([expect.stringContaining('the key file is empty')]);
+  });
+
+  it('prints the usage with --help', async () => {
+    // Act
+    const result = await rotate(['--help']);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(result.out[0]).toContain('Usage: npm run rotate-secret');
   });
 });
