@@ -2,7 +2,9 @@ import {
   DescribeSecretCommand,
   GetSecretValueCommand,
   ResourceNotFoundException,
-  type SecretsManagerClient,
+  type SecretsManagerClientResolvedConfig,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
 } from '@aws-sdk/client-secrets-manager';
 import type { AwsStub } from 'aws-sdk-client-mock';
 
@@ -14,9 +16,12 @@ export interface FakeSecretVersion {
   readonly stages: readonly string[];
 }
 
-/** A Secrets Manager mock (`mockClient(SecretsManagerClient)`). */
-// biome-ignore lint/suspicious/noExplicitAny: the stub's input/output type parameters are any in aws-sdk-client-mock's own API
-export type SecretsManagerMock = AwsStub<any, any, SecretsManagerClient>;
+/** A Secrets Manager mock (`mockClient(secretsManagerClient)`). */
+export type SecretsManagerMock = AwsStub<
+  ServiceInputTypes,
+  ServiceOutputTypes,
+  SecretsManagerClientResolvedConfig
+>;
 
 /**
  * Makes the mock answer `DescribeSecret` and `GetSecretValue` (by version id or stage) like
@@ -30,14 +35,14 @@ export function fakeSecretVersions(
   mock: SecretsManagerMock,
   versions: readonly FakeSecretVersion[],
 ): void {
-  mock.on(DescribeSecretCommand).callsFake(() => ({
+  mock.on(DescribeSecretCommand).callsFake(async () => ({
     VersionIdsToStages: Object.fromEntries(
       versions.filter((v) => v.stages.length > 0).map((v) => [v.versionId, [...v.stages]]),
     ),
   }));
   mock
     .on(GetSecretValueCommand)
-    .callsFake((input: { VersionId?: string; VersionStage?: string }) => {
+    .callsFake(async (input: { VersionId?: string; VersionStage?: string }) => {
       const stage =
         input.VersionStage ?? (input.VersionId === undefined ? 'AWSCURRENT' : undefined);
       const version = versions.find(
