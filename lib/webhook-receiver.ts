@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Aws, Duration, Token } from 'aws-cdk-lib';
+import { Aws, Duration, Names, Token } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -309,6 +309,8 @@ export class WebhookReceiver extends Construct {
 
   private createApi(): apigateway.RestApi {
     const api = new apigateway.RestApi(this, 'Api', {
+      // Unique in the account: API Gateway metrics (and so the 5xx alarm) are keyed by this name.
+      restApiName: Names.uniqueResourceName(this, { maxLength: 128, separator: '-' }),
       description: 'Receives signed webhooks from the booking service',
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
       cloudWatchRole: this.settings.apiGatewayCloudWatchRole,
