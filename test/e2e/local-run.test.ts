@@ -1,0 +1,247 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signPayload } from '../../lambda/core/index.js';
+import { buildBookingPayload } from '../../scripts/local/booking-payload.js';
+import { closeServer, listen } from '../../scripts/local/net.js';
+import { sqsClientFor } from '../../scripts/local/sqs-client.js';
+import { postWebhook } from '../../scripts/send.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+const START = join(ROOT, 'scripts/start.ts');
+
+/** Children still running, stopped after each test even when it failed half-way. */
+const running = new Set<ChildProcess>();
+
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** `npm start` as a child process, with what it printed so far. */
+interface StartedProcess {
+  readonly child: ChildProcess;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  readonly exit: Promise<number | null>;
+}
+
+/**
+ * Runs `scripts/start.ts` the way `npm start` does (node + tsx), in `cwd`, on free ports, with
+ * none of the caller's receiver settings: a clean first run.
+ */
+function startProcess(cwd: string, env: NodeJS.ProcessEnv = {}): StartedProcess {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/.test(name),
+    ),
+  );
+  const child = spawn(process.execPath, ['--import', TSX, START], {
+    cwd,
+    env: {
+      ...inherited,
+      PORT: '0',
+      LOCAL_SQS_PORT: '0',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  running.add(child);
+  void exit.then(() => running.delete(child));
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+}
+
+/** Resolves with stdout once the banner is complete; rejects if the process exits first. */
+async function ready(started: StartedProcess): Promise<string> {
+  const banner = new Promise<string>((resolveBanner) => {
+    const check = (): void => {
+      if (started.stdout().includes('Press Ctrl-C to stop.')) resolveBanner(started.stdout());
+    };
+    started.child.stdout?.on('data', check);
+    check();
+  });
+  const exited = started.exit.then((code) => {
+    throw new Error(`start exited with ${code} before it was ready:\n${started.stderr()}`);
+  });
+  return Promise.race([banner, exited]);
+}
+
+function bannerValue(banner: string, label: string): string {
+  const value = new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
+  if (value === undefined) throw new Error(`no '${label}' in:\n${banner}`);
+  return value;
+}
+
+async function receiveAll(queueUrl: string): Promise<Message[]> {
+  const sqs = sqsClientFor(queueUrl);
+  const messages: Message[] = [];
+  for (;;) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    if (Messages.length === 0) break;
+    for (const message of Messages) {
+      messages.push(message);
+      await sqs.send(
+        new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
+      );
+    }
+  }
+  sqs.destroy();
+  return messages;
+}
+
+describe('npm start (end to end)', () => {
+  let cwd: string;
+
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'local-run-'));
+  });
+
+  afterAll(async () => {
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('queues exactly the genuine calls with their bodies intact, rejects forgeries, and exits 0 on Ctrl-C', async () => {
+    // Prepare
+    const started = startProcess(cwd);
+    const banner = await ready(started);
+    const webhookUrl = bannerValue(banner, 'Webhook URL');
+    const queueUrl = bannerValue(banner, 'Queue URL');
+    const key = /^ {2}WEBHOOK_SECRET=(\S+)$/m.exec(banner)?.[1] ?? '';
+    const now = (): number => Math.floor(Date.now() / 1000);
+    const compact = buildBookingPayload();
+    const pretty = `${JSON.stringify(JSON.parse(buildBookingPayload()), null, 4).replaceAll('\n', '\r\n')}\r\n`;
+    const cancelled = buildBookingPayload({ event: 'event_cancelled' });
+    const tampered = buildBookingPayload();
+
+    // Act
+    const answers = {
+      compact: await postWebhook(
+        webhookUrl,
+        Buffer.from(compact),
+        signPayload(compact, key, now()),
+      ),
+      pretty: await postWebhook(webhookUrl, Buffer.from(pretty), signPayload(pretty, key, now())),
+      ignored: await postWebhook(
+        webhookUrl,
+        Buffer.from(cancelled),
+        signPayload(cancelled, key, now()),
+      ),
+      wrongKey: await postWebhook(
+        webhookUrl,
+        Buffer.from(compact),
+        signPayload(compact, 'not-the-key', now()),
+      ),
+      tampered: await postWebhook(
+        webhookUrl,
+        Buffer.from(tampered.replace(/"id":"\d+"/, '"id":"999999"')),
+        signPayload(tampered, key, now()),
+      ),
+      stale: await postWebhook(
+        webhookUrl,
+        Buffer.from(compact),
+        signPayload(compact, key, now() - 3600),
+      ),
+      noHeader: await fetch(webhookUrl, { method: 'POST', body: compact }),
+      get: await fetch(webhookUrl),
+      otherPath: await fetch(new URL('/hooks', webhookUrl), { method: 'POST', body: compact }),
+    };
+    const queued = await receiveAll(queueUrl);
+    started.child.kill('SIGINT');
+    const exitCode = await started.exit;
+
+    // Assess
+    expect({
+      compact: answers.compact.status,
+      pretty: answers.pretty.status,
+      ignored: answers.ignored.status,
+      wrongKey: answers.wrongKey.status,
+      tampered: answers.tampered.status,
+      stale: answers.stale.status,
+      noHeader: answers.noHeader.status,
+      get: answers.get.status,
+      otherPath: answers.otherPath.status,
+    }).toEqual({
+      compact: 200,
+      pretty: 200,
+      ignored: 200,
+      wrongKey: 401,
+      tampered: 401,
+      stale: 401,
+      noHeader: 401,
+      get: 405,
+      otherPath: 404,
+    });
+    expect(JSON.parse(answers.compact.body)).toEqual({ status: 'queued' });
+    expect(JSON.parse(answers.ignored.body)).toEqual({ status: 'ignored' });
+    expect(queued.map((message) => message.Body).sort()).toEqual([compact, pretty].sort());
+    expect(queued.map((message) => message.MessageAttributes?.event?.StringValue)).toEqual([
+      'event_booked',
+      'event_booked',
+    ]);
+    expect(exitCode).toBe(0);
+    expect(started.stdout()).toContain('SIGINT: stopping the local receiver.');
+  });
+
+  it('kept the generated key in .env, owner-only, and signs with it on the next start', async () => {
+    // Prepare
+    const dotEnv = await readFile(join(cwd, '.env'), 'utf8');
+    const key = /^WEBHOOK_SECRET=([0-9a-f]{64})$/m.exec(dotEnv)?.[1] ?? '';
+    const started = startProcess(cwd);
+    const banner = await ready(started);
+    const body = buildBookingPayload();
+
+    // Act
+    const answer = await postWebhook(
+      bannerValue(banner, 'Webhook URL'),
+      Buffer.from(body),
+      signPayload(body, key, Math.floor(Date.now() / 1000)),
+    );
+    started.child.kill('SIGTERM');
+    const exitCode = await started.exit;
+
+    // Assess
+    expect((await stat(join(cwd, '.env'))).mode & 0o777).toBe(0o600);
+    expect(banner).not.toContain('Generated a signing key');
+    expect(banner).toContain(`Key:          WEBHOOK_SECRET from ${join(cwd, '.env')}`);
+    expect(answer.status).toBe(200);
+    expect(exitCode).toBe(0);
+  });
+
+  it('exits 1 naming LOCAL_SQS_PORT when that port is taken', async () => {
+    // Prepare
+    const blocker = createServer();
+    const port = await listen(blocker, 0, '127.0.0.1');
+
+    // Act
+    const started = startProcess(cwd, { LOCAL_SQS_PORT: String(port) });
+    const exitCode = await started.exit;
+    await closeServer(blocker);
+
+    // Assess
+    expect(exitCode).toBe(1);
+    expect(started.stderr()).toContain(`Port ${port} is already in use`);
+    expect(started.stderr()).toContain('LOCAL_SQS_PORT=<port>');
+  });
+});
