@@ -69,6 +69,8 @@ export async function startLocalSqs(): Promise<LocalSqs> {
             VisibilityTimeout: 300,
             MessageAttributeNames: ['All'],
             MessageSystemAttributeNames: ['All'],
+            // local-aws-sqs only returns system attributes for the older parameter name.
+            AttributeNames: ['All'],
           }),
         );
         if (!received.Messages?.length) return messages;
