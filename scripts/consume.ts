@@ -16,8 +16,10 @@ import { isLoopbackUrl, sqsClientFor } from './local/sqs-client.js';
 import { portFrom } from './local/start-config.js';
 import {
   isEntryPoint,
+  isHttpUrl,
   parseToolArgs,
   processIo,
+  runTool,
   type ToolIo,
   UsageError,
 } from './local/tool-io.js';
@@ -68,23 +70,20 @@ interface ConsumeOptions {
  * @param io - streams, environment and working directory
  * @param stop - ends `--follow` (the entry point aborts it on Ctrl-C)
  */
-export async function main(
+export function main(
   args: readonly string[],
   io: ToolIo,
   stop: AbortSignal = new AbortController().signal,
 ): Promise<number> {
-  let options: ConsumeOptions | 'help';
-  try {
-    options = parseOptions(args, io.env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`${error.message} (see npm run consume -- --help)`);
-    return 2;
-  }
-  if (options === 'help') {
-    io.out(USAGE);
-    return 0;
-  }
+  return runTool(
+    io,
+    { name: 'consume', usage: USAGE },
+    () => parseOptions(args, io.env),
+    (options) => consume(options, io, stop),
+  );
+}
+
+async function consume(options: ConsumeOptions, io: ToolIo, stop: AbortSignal): Promise<number> {
   const client = sqsClientFor(options.queueUrl, io.env);
   const polling = isLoopbackUrl(options.queueUrl) ? LOCAL_POLLING : AWS_POLLING;
   let count = 0;
@@ -220,7 +219,7 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeO
   if (values.help) return 'help';
   const queueUrl =
     values['queue-url'] ?? localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT));
-  if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol)) {
+  if (!isHttpUrl(queueUrl)) {
     throw new UsageError(`--queue-url must be an http(s) SQS queue URL, got '${queueUrl}'`);
   }
   return { queueUrl, follow: values.follow, json: values.json };

@@ -16,6 +16,7 @@ import {
   isEntryPoint,
   parseToolArgs,
   processIo,
+  runTool,
   type ToolIo,
   UsageError,
 } from './local/tool-io.js';
@@ -191,19 +192,19 @@ export function formatVersions(secretId: string, versions: readonly SecretVersio
  * @param args - arguments after `--`
  * @param io - streams, environment and working directory
  */
-export async function main(args: readonly string[], io: ToolIo): Promise<number> {
-  let request: { secretId: string; action: RotateAction } | 'help';
-  try {
-    request = await parseRequest(args, io);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`${error.message} (see npm run rotate-secret -- --help)`);
-    return 2;
-  }
-  if (request === 'help') {
-    io.out(USAGE);
-    return 0;
-  }
+export function main(args: readonly string[], io: ToolIo): Promise<number> {
+  return runTool(
+    io,
+    { name: 'rotate-secret', usage: USAGE },
+    () => parseRequest(args, io),
+    (request) => rotate(request, io),
+  );
+}
+
+async function rotate(
+  request: { secretId: string; action: RotateAction },
+  io: ToolIo,
+): Promise<number> {
   const client = new SecretsManagerClient({});
   try {
     io.out(await applyRotation(client, request.secretId, request.action));

@@ -15,8 +15,10 @@ import { DOTENV_FILE, findWebhookSecret } from './local/dotenv.js';
 import { DEFAULT_PORT, portFrom } from './local/start-config.js';
 import {
   isEntryPoint,
+  isHttpUrl,
   parseToolArgs,
   processIo,
+  runTool,
   type ToolIo,
   UsageError,
 } from './local/tool-io.js';
@@ -58,19 +60,16 @@ export interface WebhookResponse {
  * @param args - arguments after `--`
  * @param io - streams, environment and working directory
  */
-export async function main(args: readonly string[], io: ToolIo): Promise<number> {
-  let options: SendOptions | 'help';
-  try {
-    options = parseOptions(args, io.env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`${error.message} (see npm run send -- --help)`);
-    return 2;
-  }
-  if (options === 'help') {
-    io.out(USAGE);
-    return 0;
-  }
+export function main(args: readonly string[], io: ToolIo): Promise<number> {
+  return runTool(
+    io,
+    { name: 'send', usage: USAGE },
+    () => parseOptions(args, io.env),
+    (options) => send(options, io),
+  );
+}
+
+async function send(options: SendOptions, io: ToolIo): Promise<number> {
   const key = await loadKey(options.secretId, io);
   if (key === undefined) return 1;
   const fixedBody =
@@ -163,7 +162,7 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): SendOpti
   }
   const url =
     values.url ?? `http://127.0.0.1:${portFrom(env, 'PORT', DEFAULT_PORT)}${WEBHOOK_PATH}`;
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+  if (!isHttpUrl(url)) {
     throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
   }
   return { url, file: values.file, event: values.event, count, secretId: values['secret-id'] };

@@ -64,3 +64,46 @@ export function parseToolArgs<const T extends NonNullable<ParseArgsConfig['optio
     throw new UsageError((error as Error).message);
   }
 }
+
+/** What a tool's `main` needs to know about itself to report usage. */
+export interface ToolDescription {
+  /** The npm script name, e.g. `send`, used in "see npm run send -- --help". */
+  readonly name: string;
+  /** The text `--help` prints. */
+  readonly usage: string;
+}
+
+/**
+ * The common frame of every tool: parse the arguments (a {@link UsageError} is one line on stderr
+ * and exit status 2; `'help'` prints the usage and exits 0), then run with the parsed options.
+ *
+ * @param io - where usage and errors go
+ * @param tool - name and usage text
+ * @param parse - turns the arguments into options, or `'help'`
+ * @param run - does the work; resolves with the exit status
+ */
+export async function runTool<Options>(
+  io: ToolIo,
+  tool: ToolDescription,
+  parse: () => Options | 'help' | Promise<Options | 'help'>,
+  run: (options: Options) => Promise<number>,
+): Promise<number> {
+  let options: Options | 'help';
+  try {
+    options = await parse();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`${error.message} (see npm run ${tool.name} -- --help)`);
+    return 2;
+  }
+  if (options === 'help') {
+    io.out(tool.usage);
+    return 0;
+  }
+  return run(options);
+}
+
+/** Whether `text` is an absolute http(s) URL, the only kind the tools send to or read from. */
+export function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
+}

@@ -1,11 +1,10 @@
-import { Readable } from 'node:stream';
 import { GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../scripts/consume.js';
 import { buildBookingPayload } from '../../scripts/local/booking-payload.js';
 import { type LocalQueues, startLocalQueues } from '../../scripts/local/local-queues.js';
 import { sqsClientFor } from '../../scripts/local/sqs-client.js';
-import type { ToolIo } from '../../scripts/local/tool-io.js';
+import { runTool, type ToolRun, type ToolRunOptions } from './local/run-tool.js';
 
 let queues: LocalQueues;
 let sqs: SQSClient;
@@ -46,22 +45,12 @@ async function enqueue(body: string, event = 'event_booked'): Promise<void> {
   );
 }
 
-/** Runs the tool in-process with captured output. */
-async function consume(
+/** Runs consume in-process; `stop` ends a --follow run. */
+function consume(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; stop?: AbortSignal; out?: string[] } = {},
-): Promise<{ status: number; out: string[]; err: string[] }> {
-  const out = options.out ?? [];
-  const err: string[] = [];
-  const io: ToolIo = {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-    env: options.env ?? {},
-    stdin: Readable.from([]),
-    cwd: process.cwd(),
-  };
-  const status = await main(args, io, options.stop);
-  return { status, out, err };
+  options: ToolRunOptions & { stop?: AbortSignal } = {},
+): Promise<ToolRun> {
+  return runTool((toolArgs, io) => main(toolArgs, io, options.stop), args, options);
 }
 
 const fixedBooking = (id: string): string =>

@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import {
   ListSecretVersionIdsCommand,
   PutSecretValueCommand,
@@ -10,7 +9,6 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolIo } from '../../scripts/local/tool-io.js';
 import {
   applyRotation,
   formatVersions,
@@ -18,6 +16,7 @@ import {
   main,
   RotationError,
 } from '../../scripts/rotate-secret.js';
+import { runTool, type ToolRun } from './local/run-tool.js';
 
 const SECRET_ID = 'webhook-signing-key';
 
@@ -272,22 +271,9 @@ describe('Function: main (rotate-secret)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Runs the tool in-process with captured output and the given stdin. */
-  async function rotate(
-    args: string[],
-    stdin = '',
-  ): Promise<{ status: number; out: string[]; err: string[] }> {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io: ToolIo = {
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      env: {},
-      stdin: Readable.from([stdin]),
-      cwd: dir,
-    };
-    const status = await main(args, io);
-    return { status, out, err };
+  /** Runs rotate-secret in-process with the given stdin. */
+  function rotate(args: string[], stdin = ''): Promise<ToolRun> {
+    return runTool(main, args, { cwd: dir, stdin });
   }
 
   it('puts the trimmed key from KEYFILE and prints the stages of every version', async () => {

@@ -1,15 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalReceiver, startLocalReceiver } from '../../scripts/local/local-receiver.js';
 import { sqsClientFor } from '../../scripts/local/sqs-client.js';
-import type { ToolIo } from '../../scripts/local/tool-io.js';
 import { main } from '../../scripts/send.js';
+import { runTool, type ToolRun } from './local/run-tool.js';
 
 const KEY = 'whsec-send-test-key';
 
@@ -59,22 +58,9 @@ async function drainQueue(): Promise<string[]> {
   }
 }
 
-/** Runs the tool in-process with captured output. */
-async function send(
-  args: string[],
-  env: NodeJS.ProcessEnv = { WEBHOOK_SECRET: KEY },
-): Promise<{ status: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: ToolIo = {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-    env,
-    stdin: Readable.from([]),
-    cwd: dir,
-  };
-  const status = await main(['--url', receiver.webhook.url, ...args], io);
-  return { status, out, err };
+/** Runs send in-process against the local receiver. */
+function send(args: string[], env: NodeJS.ProcessEnv = { WEBHOOK_SECRET: KEY }): Promise<ToolRun> {
+  return runTool(main, ['--url', receiver.webhook.url, ...args], { env, cwd: dir });
 }
 
 beforeEach(async () => {
