@@ -204,11 +204,11 @@ describe('npm start (end to end)', () => {
     expect(started.stdout()).toContain('SIGINT: stopping the local receiver.');
   });
 
-  it('kept the generated key in .env, owner-only, and signs with it on the next start', async () => {
+  it('kept the generated key in .env, owner-only, and verifies with it on the next start, ignoring a stray SECRET_ID', async () => {
     // Prepare
     const dotEnv = await readFile(join(cwd, '.env'), 'utf8');
     const key = /^WEBHOOK_SECRET=([0-9a-f]{64})$/m.exec(dotEnv)?.[1] ?? '';
-    const started = startProcess(cwd);
+    const started = startProcess(cwd, { SECRET_ID: 'webhook-signing-key' });
     const banner = await ready(started);
     const body = buildBookingPayload();
 
@@ -224,6 +224,7 @@ describe('npm start (end to end)', () => {
     // Assess
     expect((await stat(join(cwd, '.env'))).mode & 0o777).toBe(0o600);
     expect(banner).not.toContain('Generated a signing key');
+    expect(banner).toContain('Ignoring SECRET_ID');
     expect(banner).toContain(`Key:          WEBHOOK_SECRET from ${join(cwd, '.env')}`);
     expect(answer.status).toBe(200);
     expect(exitCode).toBe(0);
