@@ -1,0 +1,239 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { App, CfnElement } from 'aws-cdk-lib';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../lib/app.js';
+import type { ReceiverStack } from '../../lib/receiver-stack.js';
+import { appProps, SKIP_BUNDLING } from './cdk-app.js';
+
+const SECRET_ARN =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+const IAM4_API_GATEWAY_LOGGING_ROLE =
+  'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]';
+
+/** The parts of CDK's validation-report.json (written next to the templates) these tests read. */
+interface ValidationReport {
+  readonly pluginReports: ReadonlyArray<{
+    readonly pluginName: string;
+    readonly violations: ReadonlyArray<{ readonly ruleName: string; readonly severity: string }>;
+    readonly suppressedViolations?: ReadonlyArray<{
+      readonly ruleName: string;
+      readonly reason: string;
+    }>;
+  }>;
+}
+
+interface SynthesizedApp {
+  readonly app: App;
+  readonly stack: ReceiverStack;
+  readonly assembly: CloudAssembly;
+  readonly report: ValidationReport;
+}
+
+const outdirs: string[] = [];
+
+/** A fresh cloud assembly directory, removed after the tests. */
+function outdir(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'receiver-app-'));
+  outdirs.push(directory);
+  return directory;
+}
+
+/** Synthesizes the app as `cdk synth` would, with cdk.json's context and `context` on top. */
+function synthesizeApp(context: Record<string, unknown>, stackName: string): SynthesizedApp {
+  const app = buildApp({ ...appProps(context), outdir: outdir() });
+  const assembly = app.synth();
+  const report: ValidationReport = JSON.parse(
+    readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'),
+  );
+  return { app, stack: app.node.findChild(stackName) as ReceiverStack, assembly, report };
+}
+
+function unsuppressedFindings({ report }: SynthesizedApp): string[] {
+  return report.pluginReports.flatMap((plugin) =>
+    plugin.violations.map((violation) => `${violation.severity} ${violation.ruleName}`),
+  );
+}
+
+function suppressedFindings({ report }: SynthesizedApp): Map<string, string> {
+  return new Map(
+    report.pluginReports.flatMap((plugin) =>
+      (plugin.suppressedViolations ?? []).map((finding) => [finding.ruleName, finding.reason]),
+    ),
+  );
+}
+
+/** Directory of a function's bundled code in the cloud assembly. */
+function bundleDirectory({ stack, assembly }: SynthesizedApp, fn: 'handler' | 'consumer'): string {
+  const construct = stack.receiver[fn];
+  const logicalId = stack.getLogicalId(construct?.node.defaultChild as CfnElement);
+  const template = assembly.getStackByName(stack.stackName).template;
+  const s3Key: string = template.Resources[logicalId].Properties.Code.S3Key;
+  return join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`);
+}
+
+describe('Function: buildApp', () => {
+  // Two synths for the whole file: the defaults with real esbuild bundling (as `cdk synth` runs),
+  // and every context key set, without bundling.
+  let defaults: SynthesizedApp;
+  let configured: SynthesizedApp;
+
+  beforeAll(() => {
+    defaults = synthesizeApp({}, 'WebhookReceiver');
+    configured = synthesizeApp(
+      {
+        ...SKIP_BUNDLING,
+        stackName: 'BookingHooks',
+        secretArn: SECRET_ARN,
+        fifo: 'true',
+        consumer: 'false',
+        alarmEmail: 'ops@example.com',
+        signatureToleranceSeconds: '120',
+        previousKeyGraceSeconds: '0',
+        forwardEvents: '*',
+        throttleRateLimit: '10',
+        throttleBurstLimit: '20',
+      },
+      'BookingHooks',
+    );
+  }, 120_000);
+
+  afterAll(() => {
+    for (const directory of outdirs) {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  describe('cdk-nag AwsSolutions checks', () => {
+    it('leaves no unsuppressed error or warning with the default context', () => {
+      expect(defaults.report.pluginReports.map((plugin) => plugin.pluginName)).toContain(
+        'AwsSolutions',
+      );
+      expect(unsuppressedFindings(defaults)).toEqual([]);
+    });
+
+    it('leaves no unsuppressed error or warning with every context key set', () => {
+      expect(unsuppressedFindings(configured)).toEqual([]);
+    });
+
+    it('suppresses exactly the accepted findings, each with a one-sentence reason naming the rule', () => {
+      // Act
+      const suppressed = suppressedFindings(defaults);
+
+      // Assess
+      expect([...suppressed.keys()].sort()).toEqual(
+        [
+          'AwsSolutions-APIG2',
+          'AwsSolutions-APIG3',
+          'AwsSolutions-APIG4',
+          'AwsSolutions-COG4',
+          'AwsSolutions-SMG4',
+          IAM4_API_GATEWAY_LOGGING_ROLE,
+        ].sort(),
+      );
+      for (const [ruleName, reason] of suppressed) {
+        const ruleId = ruleName.replace(/\[.*$/, '');
+        expect(reason.startsWith(`${ruleId} (`)).toBe(true);
+        expect(reason.endsWith('.')).toBe(true);
+        expect(reason.slice(0, -1)).not.toMatch(/\.\s/);
+      }
+    });
+
+    it('does not suppress the secret-rotation rule when the secret is imported', () => {
+      expect([...suppressedFindings(configured).keys()]).not.toContain('AwsSolutions-SMG4');
+    });
+
+    it('fails synthesis on a finding nobody acknowledged', () => {
+      // Prepare
+      const app = buildApp({ ...appProps(SKIP_BUNDLING), outdir: outdir() });
+      new Queue(app.node.findChild('WebhookReceiver') as ReceiverStack, 'QueueWithoutDlq');
+
+      // Act
+      const synth = () => app.synth();
+
+      // Assess
+      expect(synth).toThrow(/AwsSolutions-SQS3/);
+    });
+  });
+
+  describe('Stack', () => {
+    it('names the stack after the stackName context key and applies the other keys', () => {
+      // Prepare
+      const template = configured.assembly.getStackByName('BookingHooks').template;
+      const resources = Object.values<{ Type: string; Properties: Record<string, unknown> }>(
+        template.Resources,
+      );
+
+      // Assess
+      expect(configured.stack.stackName).toBe('BookingHooks');
+      expect(resources.filter((r) => r.Type === 'AWS::Lambda::Function')).toHaveLength(1);
+      expect(resources.filter((r) => r.Type === 'AWS::SecretsManager::Secret')).toHaveLength(0);
+      expect(resources.filter((r) => r.Type === 'AWS::SNS::Subscription')).toHaveLength(1);
+      expect(
+        resources.filter((r) => r.Type === 'AWS::SQS::Queue').map((r) => r.Properties.FifoQueue),
+      ).toEqual([true, true]);
+    });
+
+    it('synthesizes without CDK warnings or errors', () => {
+      for (const { assembly, stack } of [defaults, configured]) {
+        const messages = assembly.getStackByName(stack.stackName).messages;
+        expect(messages.filter((message) => message.level !== 'info')).toEqual([]);
+      }
+    });
+
+    it('is environment-agnostic, so synthesis needs no AWS account', () => {
+      const { environment } = defaults.assembly.getStackByName('WebhookReceiver');
+      expect(environment.account).toBe('unknown-account');
+      expect(environment.region).toBe('unknown-region');
+    });
+  });
+
+  describe('Lambda bundles', () => {
+    it('bundles the receiver as a minified ES module with the AWS SDK inside and a source map', () => {
+      // Prepare
+      const directory = bundleDirectory(defaults, 'handler');
+      const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
+      const map = JSON.parse(readFileSync(join(directory, 'index.mjs.map'), 'utf8'));
+
+      // Assess
+      expect(readdirSync(directory).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+      // An external SDK would be a static import; the bundle's require() calls of optional SDK
+      // add-ons (CRT signing) sit in try/catch and are not externals.
+      expect(code.match(/(from|import\()\s*["'](@aws-sdk|@smithy)\/[^"']*/)).toBeNull();
+      expect(code.includes('SendMessage')).toBe(true);
+      expect(code.split('\n').length).toBeLessThan(code.length / 1000);
+      expect(map.sources.length).toBeGreaterThan(0);
+      expect(map.sourcesContent).toBeUndefined();
+    });
+
+    it('produces bundles that Node.js loads as ES modules exporting handler', () => {
+      for (const fn of ['handler', 'consumer'] as const) {
+        // Prepare
+        const file = pathToFileURL(join(bundleDirectory(defaults, fn), 'index.mjs')).href;
+
+        // Act
+        const output = execFileSync(
+          process.execPath,
+          ['--input-type=module', '-e', `console.log(typeof (await import('${file}')).handler)`],
+          {
+            env: {
+              PATH: process.env.PATH,
+              AWS_REGION: 'eu-west-1',
+              SECRET_ID: SECRET_ARN,
+              QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/queue',
+            },
+            encoding: 'utf8',
+          },
+        );
+
+        // Assess
+        expect(output.trim()).toBe('function');
+      }
+    });
+  });
+});

@@ -1,0 +1,97 @@
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { InvalidContextError, readReceiverContext } from '../../lib/context.js';
+
+const SECRET_ARN =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+
+/** Reads the context as the app would see it after `cdk synth -c ...` or cdk.json. */
+function read(context: Record<string, unknown>) {
+  return readReceiverContext(new App({ context }).node);
+}
+
+describe('Function: readReceiverContext', () => {
+  it('uses the default stack name and leaves every option to the stack when no key is set', () => {
+    // Act
+    const result = read({});
+
+    // Assess
+    expect(result).toEqual({ stackName: 'WebhookReceiver', props: {} });
+  });
+
+  it('reads the texts that -c key=value passes', () => {
+    // Act
+    const result = read({
+      stackName: 'BookingHooks',
+      secretArn: SECRET_ARN,
+      fifo: 'true',
+      signatureToleranceSeconds: '120',
+      previousKeyGraceSeconds: '0',
+      forwardEvents: 'event_booked, event_cancelled',
+      throttleRateLimit: '12.5',
+      throttleBurstLimit: '25',
+      alarmEmail: 'ops@example.com',
+      consumer: 'false',
+    });
+
+    // Assess
+    expect(result).toEqual({
+      stackName: 'BookingHooks',
+      props: {
+        secretArn: SECRET_ARN,
+        fifo: true,
+        signatureToleranceSeconds: 120,
+        previousKeyGraceSeconds: 0,
+        forwardEvents: ['event_booked', 'event_cancelled'],
+        throttleRateLimit: 12.5,
+        throttleBurstLimit: 25,
+        alarmEmail: 'ops@example.com',
+        consumer: false,
+      },
+    });
+  });
+
+  it('reads the JSON values cdk.json holds', () => {
+    // Act
+    const result = read({
+      fifo: false,
+      signatureToleranceSeconds: 60,
+      forwardEvents: ['*'],
+      consumer: true,
+    });
+
+    // Assess
+    expect(result.props).toEqual({
+      fifo: false,
+      signatureToleranceSeconds: 60,
+      forwardEvents: ['*'],
+      consumer: true,
+    });
+  });
+
+  it('treats an empty text as not set, so cdk.json can list a key without a value', () => {
+    // Act
+    const result = read({ secretArn: '', alarmEmail: '', stackName: '' });
+
+    // Assess
+    expect(result).toEqual({ stackName: 'WebhookReceiver', props: {} });
+  });
+
+  it.each([
+    ['fifo', 'yes', /context fifo must be true or false, got "yes"/],
+    ['consumer', 1, /context consumer must be true or false/],
+    ['signatureToleranceSeconds', '5m', /context signatureToleranceSeconds must be a number/],
+    ['throttleRateLimit', true, /context throttleRateLimit must be a number/],
+    ['forwardEvents', [1, 2], /context forwardEvents must be a comma-separated list/],
+    ['alarmEmail', 42, /context alarmEmail must be text/],
+    ['stackName', 'my_stack', /context stackName "my_stack" is not a CloudFormation stack name/],
+    ['stackName', '1stack', /not a CloudFormation stack name/],
+  ])('rejects %s = %j, naming the key', (key, value, message) => {
+    // Act
+    const act = () => read({ [key]: value });
+
+    // Assess
+    expect(act).toThrow(InvalidContextError);
+    expect(act).toThrow(message);
+  });
+});

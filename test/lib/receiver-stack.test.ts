@@ -1,0 +1,71 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { InvalidReceiverStackPropsError, ReceiverStack } from '../../lib/receiver-stack.js';
+import { templateTestApp } from './cdk-app.js';
+
+const SECRET_ARN =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+
+describe('Class: ReceiverStack', () => {
+  let created: ReceiverStack;
+  let imported: ReceiverStack;
+
+  beforeAll(() => {
+    created = new ReceiverStack(templateTestApp(), 'Created');
+    imported = new ReceiverStack(templateTestApp(), 'Imported', {
+      secretArn: SECRET_ARN,
+      fifo: true,
+    });
+  });
+
+  it('outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL and the secret ARN', () => {
+    // Prepare
+    const { receiver } = created;
+    const id = (construct: { node: { defaultChild?: unknown } }) =>
+      created.getLogicalId(construct.node.defaultChild as CfnElement);
+
+    // Act
+    const outputs = Template.fromStack(created).findOutputs('*');
+
+    // Assess
+    expect(Object.keys(outputs).sort()).toEqual([
+      'DeadLetterQueueUrl',
+      'QueueArn',
+      'QueueUrl',
+      'SecretArn',
+      'WebhookUrl',
+    ]);
+    expect(outputs.WebhookUrl?.Value['Fn::Join'][1].at(-1)).toBe('/webhook');
+    expect(outputs.QueueUrl?.Value).toEqual({ Ref: id(receiver.queue) });
+    expect(outputs.QueueArn?.Value).toEqual({ 'Fn::GetAtt': [id(receiver.queue), 'Arn'] });
+    expect(outputs.DeadLetterQueueUrl?.Value).toEqual({ Ref: id(receiver.deadLetterQueue) });
+    expect(outputs.SecretArn?.Value).toEqual({ Ref: id(receiver.secret) });
+  });
+
+  it('imports the secret by its complete ARN instead of creating one', () => {
+    // Act
+    const template = Template.fromStack(imported);
+
+    // Assess
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    expect(template.findOutputs('SecretArn').SecretArn?.Value).toBe(SECRET_ARN);
+    template.allResourcesProperties('AWS::SQS::Queue', { FifoQueue: true });
+  });
+
+  it.each([
+    [
+      'a partial ARN (no random suffix)',
+      'arn:aws:secretsmanager:eu-west-1:123456789012:secret:key',
+    ],
+    ['a secret name', 'booking-webhook-key'],
+    ['an ARN of another service', 'arn:aws:ssm:eu-west-1:123456789012:parameter/key-AbC123'],
+  ])('rejects %s as secretArn', (_name, secretArn) => {
+    // Act
+    const build = () => new ReceiverStack(templateTestApp(), 'Invalid', { secretArn });
+
+    // Assess
+    expect(build).toThrow(InvalidReceiverStackPropsError);
+    expect(build).toThrow(/complete Secrets Manager secret ARN/);
+  });
+});
