@@ -189,7 +189,7 @@ async function loadKey(secretId: string | undefined, io: ToolIo): Promise<string
     }
     return undefined;
   }
-  const found = await findWebhookSecret(io.env, resolve(io.cwd, DOTENV_FILE));
+  const found = await findWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE));
   if (found) return found.secret;
   io.err(
     'No key to sign with: set WEBHOOK_SECRET, run npm start once (it writes .env), or pass --secret-id ID',

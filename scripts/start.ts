@@ -57,14 +57,14 @@ async function main(args: readonly string[]): Promise<number> {
     console.error(describeStartFailure(error, config));
     return 1;
   }
-  console.log(banner(receiver, dotEnvPath));
+  console.log(banner(receiver, config.host, dotEnvPath));
   const signal = await firstSignal(['SIGINT', 'SIGTERM']);
   console.log(`\n${signal}: stopping the local receiver.`);
   await receiver.close();
   return 0;
 }
 
-function banner(receiver: LocalReceiver, dotEnvPath: string): string {
+function banner(receiver: LocalReceiver, host: string, dotEnvPath: string): string {
   const { webhook, queues, key } = receiver;
   const lines: string[] = [];
   if (key.source === 'generated') {
@@ -96,6 +96,11 @@ function banner(receiver: LocalReceiver, dotEnvPath: string): string {
   );
   if (key.source === 'environment') {
     lines.push('(send signs with WEBHOOK_SECRET: export the same value in that terminal)');
+  }
+  if (!['127.0.0.1', '::1', 'localhost'].includes(host)) {
+    lines.push(
+      `HOST=${host}: the webhook endpoint is reachable from other machines (the queue stays on 127.0.0.1).`,
+    );
   }
   lines.push('', 'Press Ctrl-C to stop.');
   return lines.join('\n');

@@ -12,18 +12,25 @@ export interface ToolIo {
   readonly env: NodeJS.ProcessEnv;
   /** Standard input, for keys piped in with `-`. */
   readonly stdin: NodeJS.ReadableStream;
-  /** Directory relative paths (`.env`, key files) are resolved against. */
+  /** The user's directory: paths given on the command line (key and payload files) are relative to it. */
   readonly cwd: string;
+  /** The project directory, which holds the `.env` that `npm start` writes. */
+  readonly projectDir: string;
 }
 
-/** The real process's streams and environment. */
+/**
+ * The real process's streams and environment. `npm run` starts scripts in the project directory
+ * and passes the directory the user typed the command in as `INIT_CWD`: file arguments are
+ * resolved against the latter, as the user expects.
+ */
 export function processIo(): ToolIo {
   return {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
     env: process.env,
     stdin: process.stdin,
-    cwd: process.cwd(),
+    cwd: process.env.INIT_CWD ?? process.cwd(),
+    projectDir: process.cwd(),
   };
 }
 

@@ -12,7 +12,7 @@ export interface ToolRun {
 export interface ToolRunOptions {
   /** The tool's environment (default: empty). */
   readonly env?: NodeJS.ProcessEnv;
-  /** Working directory for `.env` and relative paths (default: the test process's). */
+  /** Directory of relative file arguments and of `.env` (default: the test process's). */
   readonly cwd?: string;
   /** Text on stdin (default: none). */
   readonly stdin?: string;
@@ -41,6 +41,7 @@ export async function runTool(
     env: options.env ?? {},
     stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
     cwd: options.cwd ?? process.cwd(),
+    projectDir: options.cwd ?? process.cwd(),
   });
   return { status, out, err };
 }
