@@ -275,7 +275,9 @@ export class WebhookReceiver extends Construct {
         format: nodejs.OutputFormat.ESM,
         // Prefer the packages' ES module builds; fall back to CommonJS where there is none.
         mainFields: ['module', 'main'],
-        // CommonJS code bundled into an ES module still calls require() for Node built-ins.
+        // ES modules have no require(). Today's bundles make no require() call, but a CommonJS
+        // dependency added later would call it for Node built-ins and fail only at run time
+        // ("Dynamic require ... is not supported"); this defines it up front.
         banner:
           "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
         minify: true,
@@ -383,7 +385,7 @@ export class WebhookReceiver extends Construct {
 
   private createAlarms(): WebhookReceiverAlarms {
     const fiveMinutes = Duration.minutes(5);
-    const alarms: WebhookReceiverAlarms = {
+    return {
       deadLetterQueueNotEmpty: this.alarm('DeadLetterQueueNotEmpty', {
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
           statistic: cloudwatch.Stats.MAXIMUM,
@@ -431,7 +433,6 @@ export class WebhookReceiver extends Construct {
           'A spike of requests with a missing or wrong signature: forgery or a stale key.',
       }),
     };
-    return alarms;
   }
 
   /** An alarm on `metric > threshold` over one period that treats missing data as healthy. */
