@@ -42,7 +42,10 @@ Exit status: 0 when every call got a 2xx answer, 1 otherwise, 2 on a usage error
 
 interface SendOptions {
   readonly url: string;
+  /** `--file` as given, for messages. */
   readonly file: string | undefined;
+  /** The bytes of `--file`, read once and sent unchanged on every call. */
+  readonly fileBody: Buffer | undefined;
   readonly event: string | undefined;
   readonly count: number;
   readonly secretId: string | undefined;
@@ -64,7 +67,7 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
   return runTool(
     io,
     { name: 'send', usage: USAGE },
-    () => parseOptions(args, io.env),
+    () => parseOptions(args, io),
     (options) => send(options, io),
   );
 }
@@ -72,11 +75,9 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
 async function send(options: SendOptions, io: ToolIo): Promise<number> {
   const key = await loadKey(options.secretId, io);
   if (key === undefined) return 1;
-  const fixedBody =
-    options.file === undefined ? undefined : await readFile(resolve(io.cwd, options.file));
   let failures = 0;
   for (let i = 1; i <= options.count; i++) {
-    const body = fixedBody ?? Buffer.from(buildBookingPayload(withEvent(options.event)));
+    const body = options.fileBody ?? Buffer.from(buildBookingPayload(withEvent(options.event)));
     let signature: string;
     try {
       signature = signPayload(body, key, Math.floor(Date.now() / 1000));
@@ -109,9 +110,9 @@ export function postWebhook(
   signature: string,
 ): Promise<WebhookResponse> {
   const target = new URL(url);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolveResponse, reject) => {
-    const call = send(
+    const call = request(
       target,
       {
         method: 'POST',
@@ -140,7 +141,7 @@ export function postWebhook(
   });
 }
 
-function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): SendOptions | 'help' {
+async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOptions | 'help'> {
   const values = parseToolArgs(args, {
     url: { type: 'string' },
     file: { type: 'string' },
@@ -161,11 +162,29 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): SendOpti
     throw new UsageError(`--count must be a whole number of at least 1, got '${countText}'`);
   }
   const url =
-    values.url ?? `http://127.0.0.1:${portFrom(env, 'PORT', DEFAULT_PORT)}${WEBHOOK_PATH}`;
+    values.url ?? `http://127.0.0.1:${portFrom(io.env, 'PORT', DEFAULT_PORT)}${WEBHOOK_PATH}`;
   if (!isHttpUrl(url)) {
     throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
   }
-  return { url, file: values.file, event: values.event, count, secretId: values['secret-id'] };
+  const fileBody = values.file === undefined ? undefined : await readPayload(values.file, io.cwd);
+  return {
+    url,
+    file: values.file,
+    fileBody,
+    event: values.event,
+    count,
+    secretId: values['secret-id'],
+  };
+}
+
+async function readPayload(file: string, cwd: string): Promise<Buffer> {
+  try {
+    return await readFile(resolve(cwd, file));
+  } catch (error) {
+    throw new UsageError(
+      `cannot read --file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
 }
 
 function withEvent(event: string | undefined): { event?: string } {

@@ -188,6 +188,7 @@ describe('Function: main (send)', () => {
     [['--count', '2x'], '--count'],
     [['--file', 'payload.json', '--event', 'x'], '--event'],
     [['--url', 'ftp://example.com'], '--url'],
+    [['--file', 'missing.json'], 'cannot read --file missing.json (ENOENT)'],
     [['--unknown'], 'Unknown option'],
   ])('exits 2 on the usage error %j', async (args, message) => {
     // Act
