@@ -51,6 +51,15 @@ function statementsOfRole(template: Template, roleId: string): unknown[] {
   return policies[0]?.Properties.PolicyDocument.Statement;
 }
 
+/** The statement that lets a function write to its own log group, and nothing else of CloudWatch Logs. */
+function writeLogsStatement(logGroupId: string) {
+  return {
+    Effect: 'Allow',
+    Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+    Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+  };
+}
+
 describe('Class: WebhookReceiver', () => {
   // Three synths for the whole file (bundling off): defaults, FIFO with every option set, and
   // without the consumer.
@@ -222,11 +231,7 @@ describe('Class: WebhookReceiver', () => {
 
       // Assess
       expect(statementsOfRole(template, id(role))).toEqual([
-        {
-          Effect: 'Allow',
-          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          Resource: { 'Fn::GetAtt': [id(logGroup), 'Arn'] },
-        },
+        writeLogsStatement(id(logGroup)),
         {
           Effect: 'Allow',
           Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
@@ -379,11 +384,7 @@ describe('Class: WebhookReceiver', () => {
 
       // Assess
       expect(statementsOfRole(template, id(role))).toEqual([
-        {
-          Effect: 'Allow',
-          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          Resource: { 'Fn::GetAtt': [id(logGroup), 'Arn'] },
-        },
+        writeLogsStatement(id(logGroup)),
         {
           Effect: 'Allow',
           Action: [
