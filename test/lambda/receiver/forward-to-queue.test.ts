@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +20,7 @@ const MESSAGE: QueueMessage = {
 
 describe('Function: queueSink', () => {
   let sqs: LocalSqs;
-  let uniqueName = 0;
-  const queueName = (suffix = '') => `sink-${process.pid}-${(uniqueName += 1)}${suffix}`;
+  const queueName = (suffix = '') => `sink-${randomUUID()}${suffix}`;
 
   beforeAll(async () => {
     sqs = await startLocalSqs();
