@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { DOTENV_FILE } from './local/dotenv.js';
 import { type LocalReceiver, startLocalReceiver } from './local/local-receiver.js';
 import { readStartConfig, type StartConfig } from './local/start-config.js';
-import { UsageError } from './local/tool-io.js';
+import { parseToolArgs, processIo, runTool } from './local/tool-io.js';
 
 const USAGE = `Usage: npm start
 
@@ -23,27 +23,8 @@ Environment (also read from .env for WEBHOOK_SECRET):
 Receiver settings such as SIGNATURE_TOLERANCE_SECONDS or FORWARD_EVENTS are passed through.
 Stop with Ctrl-C.`;
 
-async function main(args: readonly string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (args.length > 0) {
-    console.error(
-      `npm start takes no arguments, got '${args.join(' ')}' (see npm start -- --help)`,
-    );
-    return 2;
-  }
-  let config: StartConfig;
-  try {
-    config = readStartConfig(process.env);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
+/** Runs the local receiver until SIGINT/SIGTERM; resolves with the exit status. */
+async function run(config: StartConfig): Promise<number> {
   const dotEnvPath = resolve(DOTENV_FILE);
   let receiver: LocalReceiver;
   try {
@@ -124,5 +105,17 @@ function firstSignal(signals: readonly NodeJS.Signals[]): Promise<NodeJS.Signals
   });
 }
 
+const io = processIo();
+const status = await runTool(
+  io,
+  { name: 'start', usage: USAGE },
+  () => {
+    const { help } = parseToolArgs(process.argv.slice(2), {
+      help: { type: 'boolean', short: 'h' },
+    });
+    return help ? 'help' : readStartConfig(io.env);
+  },
+  run,
+);
 // Exit explicitly: the SDK's keep-alive agents and queue timers must not keep a stopped server alive.
-process.exit(await main(process.argv.slice(2)));
+process.exit(status);
