@@ -342,7 +342,8 @@ export class WebhookReceiver extends Construct {
       memorySize: 256,
       timeout: CONSUMER_TIMEOUT,
       description: 'Example consumer of verified booking-service webhooks',
-      environment: {},
+      // Its own service name, so its logs and metrics are not mistaken for the receiver's.
+      environment: { POWERTOOLS_SERVICE_NAME: `${this.settings.serviceName}-consumer` },
     });
     consumer.addEventSource(
       new SqsEventSource(this.queue, {

@@ -373,6 +373,13 @@ describe('Class: WebhookReceiver', () => {
         Architectures: ['arm64'],
         MemorySize: 256,
         Timeout: 30,
+        Environment: {
+          Variables: {
+            POWERTOOLS_SERVICE_NAME: 'webhook-receiver-consumer',
+            POWERTOOLS_METRICS_NAMESPACE: 'ServiceWebhookReceiver',
+            NODE_OPTIONS: '--enable-source-maps',
+          },
+        },
       });
     });
 
