@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { toApiGatewayEvent } from '../../scripts/local/api-gateway-event.js';
 
 /** A webhook call as a sender makes it, for building API Gateway events. */
 export interface HttpCall {
@@ -17,70 +18,39 @@ export interface HttpCall {
   readonly requestId?: string;
 }
 
+function bodyBytes(call: HttpCall): Uint8Array {
+  return typeof call.body === 'string' ? Buffer.from(call.body) : (call.body ?? new Uint8Array());
+}
+
 function encodedBody(call: HttpCall): { body: string | undefined; isBase64Encoded: boolean } {
   if (call.body === undefined) return { body: undefined, isBase64Encoded: false };
   if (typeof call.body === 'string' && call.base64 !== true) {
     return { body: call.body, isBase64Encoded: false };
   }
-  return { body: Buffer.from(call.body).toString('base64'), isBase64Encoded: true };
+  return { body: Buffer.from(bodyBytes(call)).toString('base64'), isBase64Encoded: true };
 }
 
 /**
- * A REST API (payload format 1.0) proxy event as API Gateway sends it: header names keep the
- * sender's spelling, `multiValueHeaders` is filled, an absent body is `null`.
+ * A REST API (payload format 1.0) proxy event as API Gateway sends it, built by the same adapter
+ * `npm start` uses: header names keep the sender's spelling, `multiValueHeaders` is filled, a body
+ * that is not UTF-8 (or any body with `base64: true`) arrives base64-encoded.
  *
  * @param call - method, headers, body
  */
 export function restApiEvent(call: HttpCall = {}): APIGatewayProxyEvent {
-  const method = call.method ?? 'POST';
-  const path = call.path ?? '/webhook';
-  const headers = { ...call.headers };
-  const { body, isBase64Encoded } = encodedBody(call);
-  return {
-    resource: path,
-    path,
-    httpMethod: method,
-    headers,
-    multiValueHeaders: Object.fromEntries(
-      Object.entries(headers).map(([name, value]) => [name, [value]]),
-    ),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: body ?? null,
-    isBase64Encoded,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'a1b2c3d4e5',
-      authorizer: undefined,
-      protocol: 'HTTP/1.1',
-      httpMethod: method,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: '203.0.113.10',
-        user: null,
-        userAgent: 'booking-service/1.0',
-        userArn: null,
-      },
-      path: `/prod${path}`,
-      stage: 'prod',
-      requestId: call.requestId ?? randomUUID(),
-      requestTimeEpoch: Date.now(),
-      resourceId: 'abc123',
-      resourcePath: path,
+  const event = toApiGatewayEvent(
+    {
+      method: call.method ?? 'POST',
+      target: call.path ?? '/webhook',
+      httpVersion: '1.1',
+      rawHeaders: Object.entries(call.headers ?? {}).flat(),
+      body: bodyBytes(call),
+      sourceIp: '203.0.113.10',
     },
-  };
+    { requestId: call.requestId ?? randomUUID(), requestTimeEpoch: Date.now(), stage: 'prod' },
+  );
+  if (call.base64 !== true) return event;
+  return { ...event, body: Buffer.from(bodyBytes(call)).toString('base64'), isBase64Encoded: true };
 }
 
 /**

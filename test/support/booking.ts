@@ -1,4 +1,7 @@
 import { signPayload } from '../../lambda/core/sign.js';
+
+export { phpJsonEncode } from '../../scripts/local/booking-payload.js';
+
 import type { HttpCall } from './api-gateway-events.js';
 
 /**
@@ -33,21 +36,6 @@ export function bookingPayload(overrides: Record<string, unknown> = {}): Record<
     },
     ...overrides,
   };
-}
-
-/**
- * The payload as the most likely sender (PHP `json_encode` defaults) writes it: `/` escaped as
- * `\/` and non-ASCII as `\uXXXX`.
- *
- * @param payload - the payload
- */
-export function phpJsonEncode(payload: unknown): string {
-  return JSON.stringify(payload)
-    .replaceAll('/', '\\/')
-    .replace(
-      /[\u0080-\uffff]/g,
-      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-    );
 }
 
 /** A signing key for tests; never a real one. */
