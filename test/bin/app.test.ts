@@ -42,5 +42,5 @@ describe('Script: bin/app.ts', () => {
       'WebhookUrl',
     ]);
     expect(JSON.stringify(template.Resources)).toContain('"FifoQueue":true');
-  });
+  }, 120_000);
 });
