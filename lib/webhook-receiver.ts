@@ -221,6 +221,9 @@ export class WebhookReceiver extends Construct {
       enforceSSL: true,
       // The longest SQS allows: a booking survives two weeks of consumer outage.
       retentionPeriod: Duration.days(14),
+      // SQS's largest message: the receiver accepts bodies up to MAX_BODY_BYTES (256 KiB) and adds
+      // attributes; at the 256 KiB default such a call would be refused on every retry.
+      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
       ...(this.settings.fifo ? { fifo: true } : {}),
       ...(deadLetterQueue
         ? { deadLetterQueue, visibilityTimeout: CONSUMER_VISIBILITY_TIMEOUT }
@@ -295,9 +298,10 @@ export class WebhookReceiver extends Construct {
       // call) short for the sender waiting on the response; a warm call is an HMAC and one
       // SendMessage, far below what this size costs to matter.
       memorySize: 512,
-      // A warm call takes milliseconds; 10 s leaves room for the SDK's retries against Secrets
-      // Manager and SQS, yet ends well before API Gateway's 29 s integration limit.
-      timeout: Duration.seconds(10),
+      // A warm call takes milliseconds. The receiver gives a key load and a send 5 s each before it
+      // answers 503 with Retry-After; 15 s lets those deadlines end first (a Lambda timeout would
+      // reach the sender as an unexplained 502) and still ends before API Gateway's 29 s limit.
+      timeout: Duration.seconds(15),
       description: 'Verifies signed booking-service webhooks and forwards them to SQS',
       environment: {
         SECRET_ID: this.secret.secretArn,
@@ -456,6 +460,9 @@ export class WebhookReceiver extends Construct {
     return alarm;
   }
 }
+
+/** The largest message SQS accepts (1 MiB). */
+const MAX_MESSAGE_SIZE_BYTES = 1024 * 1024;
 
 /** Consumer timeout; the queue's visibility timeout is derived from it. */
 const CONSUMER_TIMEOUT = Duration.seconds(30);

@@ -14,6 +14,9 @@ export const DEFAULT_LOCAL_SQS_PORT = 9324;
 /** Receives after which a message moves to the dead-letter queue, so a poison message stops cycling. */
 export const MAX_RECEIVE_COUNT = 5;
 
+/** SQS's largest message (1 MiB), as the deployed queues use: a body at MAX_BODY_BYTES plus attributes fits. */
+const MAX_MESSAGE_SIZE = String(1024 * 1024);
+
 /** Cosmetic account id that appears in local queue URLs and ARNs. */
 const LOCAL_ACCOUNT_ID = '123456789012';
 
@@ -65,10 +68,11 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     region: LOCAL_REGION,
     accountId: LOCAL_ACCOUNT_ID,
     queues: [
-      { QueueName: DLQ_NAME },
+      { QueueName: DLQ_NAME, Attributes: { MaximumMessageSize: MAX_MESSAGE_SIZE } },
       {
         QueueName: QUEUE_NAME,
         Attributes: {
+          MaximumMessageSize: MAX_MESSAGE_SIZE,
           RedrivePolicy: JSON.stringify({
             deadLetterTargetArn: `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${DLQ_NAME}`,
             maxReceiveCount: MAX_RECEIVE_COUNT,

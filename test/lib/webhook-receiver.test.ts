@@ -179,7 +179,7 @@ describe('Class: WebhookReceiver', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         MemorySize: 512,
-        Timeout: 10,
+        Timeout: 15,
         LoggingConfig: { LogGroup: { Ref: id(logGroup) } },
       });
       template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
@@ -275,6 +275,13 @@ describe('Class: WebhookReceiver', () => {
   });
 
   describe('Queues', () => {
+    it('accepts messages up to 1 MiB, so a body at MAX_BODY_BYTES plus its attributes fits', () => {
+      // Assess
+      standard.template.allResourcesProperties('AWS::SQS::Queue', {
+        MaximumMessageSize: 1024 * 1024,
+      });
+    });
+
     it('encrypts both queues with SQS-managed keys, keeps messages 14 days and refuses plain HTTP', () => {
       // Prepare
       const { template, receiver, id } = standard;

@@ -52,6 +52,25 @@ describe('Function: startLocalQueues', () => {
     expect(redrive).toEqual({ deadLetterTargetArn: dlq.Attributes?.QueueArn, maxReceiveCount: 5 });
   });
 
+  it('accepts a message larger than the 256 KiB SQS default, like the deployed queues', async () => {
+    // Prepare
+    queues = await startLocalQueues({ port: 0 });
+    const client = sqsClient(queues.endpoint);
+    const body = JSON.stringify({ event: 'event_booked', data: { note: 'x'.repeat(262_144) } });
+
+    // Act
+    const sent = await client.send(
+      new SendMessageCommand({
+        QueueUrl: queues.queueUrl,
+        MessageBody: body,
+        MessageAttributes: { event: { DataType: 'String', StringValue: 'event_booked' } },
+      }),
+    );
+
+    // Assess
+    expect(sent.MessageId).toBeDefined();
+  });
+
   it('keeps queued messages when the listener is stopped and started again', async () => {
     // Prepare
     queues = await startLocalQueues({ port: 0 });
