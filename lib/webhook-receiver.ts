@@ -18,6 +18,37 @@ import { Construct } from 'constructs';
 /** CloudWatch namespace of the receiver's EMF metrics (Powertools `POWERTOOLS_METRICS_NAMESPACE`). */
 export const METRICS_NAMESPACE = 'ServiceWebhookReceiver';
 
+/** Runtime of both functions; esbuild's target (`node24`) follows from it. */
+export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
+
+/**
+ * esbuild options of both functions. Exported so `npm run bench` builds the receiver exactly as
+ * deployed when it measures the bundle's size and cold start.
+ */
+export const LAMBDA_BUNDLING: nodejs.BundlingOptions = {
+  format: nodejs.OutputFormat.ESM,
+  // Prefer the packages' ES module builds; fall back to CommonJS where there is none.
+  mainFields: ['module', 'main'],
+  // ES modules have no require(). Today's bundles make no require() call, but a CommonJS
+  // dependency added later would call it for Node built-ins and fail only at run time
+  // ("Dynamic require ... is not supported"); this defines it up front.
+  banner:
+    "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  minify: true,
+  sourceMap: true,
+  // Stack traces need the mappings, not the sources: keeps the asset small.
+  sourcesContent: false,
+  bundleAwsSDK: true,
+};
+
+/**
+ * Memory of the receiver function, in MB. Memory buys CPU on Lambda: 512 MB keeps the cold start
+ * (bundled SDK, first Secrets Manager call) short for the sender waiting on the response; a warm
+ * call is an HMAC and one SendMessage, far below what this size costs to matter. The cost figures
+ * of `npm run bench` use it.
+ */
+export const RECEIVER_MEMORY_MB = 512;
+
 /** Repository root: the Lambda entry files and the lock file esbuild resolves against live here. */
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -261,7 +292,7 @@ export class WebhookReceiver extends Construct {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_24_X,
+      runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: options.memorySize,
       timeout: options.timeout,
@@ -274,30 +305,13 @@ export class WebhookReceiver extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         ...options.environment,
       },
-      bundling: {
-        format: nodejs.OutputFormat.ESM,
-        // Prefer the packages' ES module builds; fall back to CommonJS where there is none.
-        mainFields: ['module', 'main'],
-        // ES modules have no require(). Today's bundles make no require() call, but a CommonJS
-        // dependency added later would call it for Node built-ins and fail only at run time
-        // ("Dynamic require ... is not supported"); this defines it up front.
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        minify: true,
-        sourceMap: true,
-        // Stack traces need the mappings, not the sources: keeps the asset small.
-        sourcesContent: false,
-        bundleAwsSDK: true,
-      },
+      bundling: LAMBDA_BUNDLING,
     });
   }
 
   private createReceiverFunction(): nodejs.NodejsFunction {
     return this.createFunction('Receiver', 'lambda/receiver/index.ts', {
-      // Memory buys CPU on Lambda: 512 MB keeps the cold start (bundled SDK, first Secrets Manager
-      // call) short for the sender waiting on the response; a warm call is an HMAC and one
-      // SendMessage, far below what this size costs to matter.
-      memorySize: 512,
+      memorySize: RECEIVER_MEMORY_MB,
       // A warm call takes milliseconds. The receiver gives a key load and a send 5 s each before it
       // answers 503 with Retry-After; 15 s lets those deadlines end first (a Lambda timeout would
       // reach the sender as an unexplained 502) and still ends before API Gateway's 29 s limit.
