@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { RequestSource } from './request-mix.js';
+
+/**
+ * How a call was answered: `queued` / `ignored` for a 200 with that `status`, the status code as
+ * text for anything else (e.g. `401`), `error` when no HTTP answer came (refused, reset, time-out).
+ */
+export type Outcome = 'queued' | 'ignored' | `${number}` | 'error';
+
+/** One request of a run and its answer. */
+export interface LoadResult {
+  readonly index: number;
+  readonly kind: string;
+  /** SHA-256 hex of the body as sent: how the request is matched with queue messages. */
+  readonly digest: string;
+  readonly outcome: Outcome;
+  /** The `Retry-After` header of the answer, if any. */
+  readonly retryAfter: string | undefined;
+  /** Milliseconds since the run started, when the request was sent and when its answer ended. */
+  readonly startedMs: number;
+  readonly endedMs: number;
+  /** What went wrong when `outcome` is `error`. */
+  readonly error?: string;
+}
+
+/** Options of {@link runLoad}. */
+export interface RunLoadOptions {
+  /** The webhook URL (http, loopback). */
+  readonly url: string;
+  readonly requests: RequestSource;
+  /** Requests in flight at once, each on its own kept-alive connection. */
+  readonly concurrency: number;
+  /** No request is started after this many milliseconds; the rest count as not sent. */
+  readonly timeLimitMs: number;
+  /**
+   * Per-request limit in milliseconds; a request without an answer by then is an `error`.
+   * @default 30000
+   */
+  readonly requestTimeoutMs?: number;
+  /** Told about every answer as it arrives, with the number answered so far (fault schedules). */
+  readonly onAnswer?: (result: LoadResult, answered: number) => void;
+}
+
+/** What {@link runLoad} did. */
+export interface LoadRun {
+  /** Answered requests in index order; shorter than `requests.count` when the time limit hit. */
+  readonly results: LoadResult[];
+  readonly elapsedMs: number;
+}
+
+/**
+ * Sends every request of `requests` to `url` with `concurrency` requests in flight, recording each
+ * answer. Never throws for a failed request: a refused or reset connection is an `error` outcome,
+ * so a run always ends with full accounting.
+ *
+ * @param options - target, requests, concurrency and limits
+ */
+export async function runLoad(options: RunLoadOptions): Promise<LoadRun> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const results: LoadResult[] = [];
+  const started = performance.now();
+  const elapsed = (): number => performance.now() - started;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < options.requests.count && elapsed() < options.timeLimitMs) {
+      const index = next;
+      next += 1;
+      const request = options.requests.build(index);
+      const startedMs = elapsed();
+      const answer = await post(options.url, request.body, request.headers, {
+        agent,
+        timeoutMs: options.requestTimeoutMs ?? 30_000,
+      });
+      const result: LoadResult = {
+        index,
+        kind: request.kind,
+        digest: bodyDigest(request.body),
+        startedMs,
+        endedMs: elapsed(),
+        ...answer,
+      };
+      results.push(result);
+      options.onAnswer?.(result, results.length);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: options.concurrency }, worker));
+  } finally {
+    agent.destroy();
+  }
+  results.sort((a, b) => a.index - b.index);
+  return { results, elapsedMs: elapsed() };
+}
+
+/** SHA-256 hex of a body: the key that pairs answers with queue messages. */
+export function bodyDigest(body: string | Uint8Array): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+type Answer = Pick<LoadResult, 'outcome' | 'retryAfter' | 'error'>;
+
+function post(
+  url: string,
+  body: Buffer,
+  headers: Readonly<Record<string, string>>,
+  options: { agent: Agent; timeoutMs: number },
+): Promise<Answer> {
+  return new Promise((resolve) => {
+    const failed = (error: Error): void =>
+      resolve({ outcome: 'error', retryAfter: undefined, error: error.message });
+    const call = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent: options.agent,
+        headers: { ...headers, 'content-length': String(body.byteLength) },
+        signal: AbortSignal.timeout(options.timeoutMs),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', failed);
+        response.on('end', () => {
+          const retryAfter = response.headers['retry-after'];
+          resolve({
+            outcome: outcomeOf(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')),
+            retryAfter,
+          });
+        });
+      },
+    );
+    call.on('error', failed);
+    call.end(body);
+  });
+}
+
+function outcomeOf(status: number, body: string): Outcome {
+  if (status !== 200) return `${status}`;
+  try {
+    const parsed = JSON.parse(body) as { status?: unknown };
+    if (parsed.status === 'queued' || parsed.status === 'ignored') return parsed.status;
+  } catch {
+    // A 200 without the contract's body is reported as a bare 200.
+  }
+  return '200';
+}

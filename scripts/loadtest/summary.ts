@@ -1,0 +1,105 @@
+import type { DrainedQueue } from './drain-queue.js';
+import type { LoadRun, Outcome } from './run-load.js';
+import { describeOutcome, type Expectations, type Verdict } from './verdict.js';
+
+/** What {@link formatSummary} reports on. */
+export interface SummaryInput {
+  readonly url: string;
+  readonly requested: number;
+  readonly concurrency: number;
+  readonly run: LoadRun;
+  readonly queue: DrainedQueue;
+  readonly expectations: Expectations;
+  readonly verdict: Verdict;
+}
+
+/**
+ * The run as a table (answers per kind and outcome, with the contract's answer), followed by the
+ * queue accounting, throughput and latency, and PASS or FAIL with the reasons.
+ *
+ * @param input - the run, the drained queue and the verdict
+ */
+export function formatSummary(input: SummaryInput): string {
+  const { run, verdict, queue } = input;
+  const seconds = run.elapsedMs / 1000;
+  const latencies = run.results.map((result) => result.endedMs - result.startedMs);
+  const lines = [
+    `Load test: ${run.results.length} of ${input.requested} requests sent to ${input.url}, ${input.concurrency} connections`,
+    '',
+    ...outcomeTable(input.expectations, verdict.counts),
+    '',
+    `Queue: ${queue.messages.length} messages of this run drained, ${verdict.matched} paired with a 200 queued answer` +
+      ` (${verdict.repeatedBodies} bodies were replayed: answered queued and stored once per call)` +
+      (queue.foreign > 0 ? `; ${queue.foreign} messages of other senders left in the queue` : ''),
+    `Elapsed: ${seconds.toFixed(1)} s, ${(run.results.length / seconds).toFixed(0)} requests/s,` +
+      ` latency p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
+    '',
+  ];
+  if (verdict.problems.length === 0) {
+    lines.push(
+      'PASS: every 200 queued answer has exactly one message with the identical body, no other message exists,',
+      '      and every refused call got the contract status.',
+    );
+  } else {
+    lines.push('FAIL:', ...verdict.problems.map((problem) => `  - ${problem}`));
+  }
+  return lines.join('\n');
+}
+
+function outcomeTable(
+  expectations: Expectations,
+  counts: ReadonlyMap<string, ReadonlyMap<Outcome, number>>,
+): string[] {
+  const kinds = [...new Set([...Object.keys(expectations), ...counts.keys()])];
+  const outcomes = orderOutcomes([...counts.values()].flatMap((perKind) => [...perKind.keys()]));
+  const header = ['kind', 'sent', 'contract', ...outcomes.map(describeOutcome)];
+  const rows = kinds.map((kind) => {
+    const perKind = counts.get(kind) ?? new Map<Outcome, number>();
+    const sent = [...perKind.values()].reduce((sum, count) => sum + count, 0);
+    return [
+      kind,
+      String(sent),
+      (expectations[kind] ?? []).map(describeOutcome).join(' | ') || '-',
+      ...outcomes.map((outcome) => String(perKind.get(outcome) ?? 0)),
+    ];
+  });
+  const totals = [
+    'total',
+    String(rows.reduce((sum, row) => sum + Number(row[1]), 0)),
+    '',
+    ...outcomes.map((outcome) =>
+      String([...counts.values()].reduce((sum, perKind) => sum + (perKind.get(outcome) ?? 0), 0)),
+    ),
+  ];
+  const table = [header, ...rows, totals];
+  const widths = header.map((_, column) =>
+    Math.max(...table.map((row) => row[column]?.length ?? 0)),
+  );
+  return table.map((row) =>
+    row
+      .map((cell, column) =>
+        column < 3 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** 200 answers first, then statuses in numeric order, then transport errors. */
+function orderOutcomes(outcomes: readonly Outcome[]): Outcome[] {
+  const rank = (outcome: Outcome): number =>
+    outcome === 'queued'
+      ? 0
+      : outcome === 'ignored'
+        ? 1
+        : outcome === 'error'
+          ? 1000
+          : Number(outcome);
+  return [...new Set(outcomes)].sort((a, b) => rank(a) - rank(b));
+}
+
+function percentile(values: readonly number[], fraction: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
+}

@@ -1,0 +1,152 @@
+import type { DrainedMessage } from './drain-queue.js';
+import type { LoadResult, Outcome } from './run-load.js';
+
+/** For each request kind, the outcomes that satisfy the contract. */
+export type Expectations = Readonly<Record<string, readonly Outcome[]>>;
+
+/** The receiver's contract for the kinds of the default mix (see `requestMix`). */
+export const CONTRACT: Expectations = {
+  valid: ['queued'],
+  // On a standard queue a replay inside the tolerance is stored again, with the same dedup_key.
+  replayed: ['queued'],
+  forged: ['401'],
+  stale: ['401'],
+  oversized: ['413'],
+  ignored: ['ignored'],
+};
+
+/** What the run is judged on. */
+export interface VerdictInput {
+  /** How many requests the run was asked to send. */
+  readonly requested: number;
+  readonly results: readonly LoadResult[];
+  /** Every message of this run found in the queue afterwards. */
+  readonly messages: readonly DrainedMessage[];
+  readonly expectations: Expectations;
+  /** A standard queue: every message carries `dedup_key`, the same for copies of one body. */
+  readonly standardQueue: boolean;
+}
+
+/** Counts and, if the run broke the contract, what went wrong. */
+export interface Verdict {
+  /** One sentence per broken rule; empty when the run passed. */
+  readonly problems: string[];
+  /** Answers per kind and outcome. */
+  readonly counts: ReadonlyMap<string, ReadonlyMap<Outcome, number>>;
+  /** Messages that pair with a `queued` answer. */
+  readonly matched: number;
+  /** Bodies answered `queued` more than once (replays); each answer has its own message. */
+  readonly repeatedBodies: number;
+}
+
+/**
+ * Checks a run against the contract: every answer is one the contract gives its kind, every 503
+ * carries `Retry-After`, and the queue holds exactly one message per `queued` answer with the
+ * identical body (a body answered `queued` twice, a replay, has two), and nothing else.
+ *
+ * @param input - answers, queue contents and expectations
+ */
+export function judgeRun(input: VerdictInput): Verdict {
+  const problems: string[] = [];
+  const notSent = input.requested - input.results.length;
+  if (notSent > 0) {
+    problems.push(`time limit reached: ${notSent} of ${input.requested} requests were not sent`);
+  }
+  const counts = countOutcomes(input.results);
+  for (const [kind, outcomes] of counts) {
+    const allowed = input.expectations[kind] ?? [];
+    for (const [outcome, count] of outcomes) {
+      if (!allowed.includes(outcome)) {
+        problems.push(
+          `${count} ${kind} requests answered ${describeOutcome(outcome)} (contract: ${allowed.map(describeOutcome).join(' or ') || 'none'})`,
+        );
+      }
+    }
+  }
+  const errors = input.results.filter((result) => result.outcome === 'error');
+  if (errors.length > 0) {
+    problems.push(`first transport error: ${errors[0]?.error ?? 'unknown'}`);
+  }
+  const withoutRetryAfter = input.results.filter(
+    (result) => result.outcome === '503' && !result.retryAfter,
+  ).length;
+  if (withoutRetryAfter > 0) problems.push(`${withoutRetryAfter} answers 503 without Retry-After`);
+
+  const pairing = pairMessages(input.results, input.messages);
+  problems.push(...pairing.problems);
+  if (input.standardQueue) problems.push(...dedupKeyProblems(input.messages));
+  return {
+    problems,
+    counts,
+    matched: pairing.matched,
+    repeatedBodies: pairing.repeatedBodies,
+  };
+}
+
+/** `200 queued`, `200 ignored`, `401`, `no answer`. */
+export function describeOutcome(outcome: Outcome): string {
+  if (outcome === 'queued' || outcome === 'ignored') return `200 ${outcome}`;
+  return outcome === 'error' ? 'no answer' : outcome;
+}
+
+function countOutcomes(results: readonly LoadResult[]): Map<string, Map<Outcome, number>> {
+  const counts = new Map<string, Map<Outcome, number>>();
+  for (const { kind, outcome } of results) {
+    const perKind = counts.get(kind) ?? new Map<Outcome, number>();
+    perKind.set(outcome, (perKind.get(outcome) ?? 0) + 1);
+    counts.set(kind, perKind);
+  }
+  return counts;
+}
+
+function tally<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+}
+
+function pairMessages(
+  results: readonly LoadResult[],
+  messages: readonly DrainedMessage[],
+): { problems: string[]; matched: number; repeatedBodies: number } {
+  const queued = tally(
+    results.filter((result) => result.outcome === 'queued'),
+    (result) => result.digest,
+  );
+  const stored = tally(messages, (message) => message.digest);
+  const kindOf = new Map(results.map((result) => [result.digest, result.kind]));
+  let lost = 0;
+  let matched = 0;
+  let repeatedBodies = 0;
+  const extra = new Map<string, number>();
+  for (const digest of new Set([...queued.keys(), ...stored.keys()])) {
+    const answered = queued.get(digest) ?? 0;
+    const found = stored.get(digest) ?? 0;
+    matched += Math.min(answered, found);
+    if (answered > 1) repeatedBodies += 1;
+    if (found < answered) lost += answered - found;
+    if (found > answered) {
+      const kind = kindOf.get(digest) ?? 'unknown (a body this run never sent)';
+      extra.set(kind, (extra.get(kind) ?? 0) + found - answered);
+    }
+  }
+  const problems: string[] = [];
+  if (lost > 0) problems.push(`${lost} calls answered 200 queued have no message in the queue`);
+  for (const [kind, count] of extra) {
+    problems.push(`${count} messages in the queue were never answered 200 queued (${kind})`);
+  }
+  return { problems, matched, repeatedBodies };
+}
+
+function dedupKeyProblems(messages: readonly DrainedMessage[]): string[] {
+  const problems: string[] = [];
+  const missing = messages.filter((message) => message.dedupKey === undefined).length;
+  if (missing > 0) problems.push(`${missing} messages have no dedup_key attribute`);
+  const keysPerBody = new Map<string, Set<string | undefined>>();
+  for (const { digest, dedupKey } of messages) {
+    keysPerBody.set(digest, (keysPerBody.get(digest) ?? new Set()).add(dedupKey));
+  }
+  const split = [...keysPerBody.values()].filter((keys) => keys.size > 1).length;
+  if (split > 0) problems.push(`${split} bodies stored more than once carry different dedup_keys`);
+  return problems;
+}
