@@ -18,9 +18,12 @@ export interface LoadResult {
   readonly outcome: Outcome;
   /** The `Retry-After` header of the answer, if any. */
   readonly retryAfter: string | undefined;
-  /** Milliseconds since the run started, when the request was sent and when its answer ended. */
-  readonly startedMs: number;
-  readonly endedMs: number;
+  /**
+   * When the request was sent and when its answer ended, in `performance.now()` milliseconds, so
+   * a caller can place each call relative to events of its own (a fault window).
+   */
+  readonly startedAt: number;
+  readonly endedAt: number;
   /** What went wrong when `outcome` is `error`. */
   readonly error?: string;
 }
@@ -68,7 +71,7 @@ export async function runLoad(options: RunLoadOptions): Promise<LoadRun> {
       const index = next;
       next += 1;
       const request = options.requests.build(index);
-      const startedMs = elapsed();
+      const startedAt = performance.now();
       const answer = await post(options.url, request.body, request.headers, {
         agent,
         timeoutMs: options.requestTimeoutMs ?? 30_000,
@@ -77,8 +80,8 @@ export async function runLoad(options: RunLoadOptions): Promise<LoadRun> {
         index,
         kind: request.kind,
         digest: bodyDigest(request.body),
-        startedMs,
-        endedMs: elapsed(),
+        startedAt,
+        endedAt: performance.now(),
         ...answer,
       };
       results.push(result);

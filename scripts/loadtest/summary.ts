@@ -22,7 +22,7 @@ export interface SummaryInput {
 export function formatSummary(input: SummaryInput): string {
   const { run, verdict, queue } = input;
   const seconds = run.elapsedMs / 1000;
-  const latencies = run.results.map((result) => result.endedMs - result.startedMs);
+  const latencies = run.results.map((result) => result.endedAt - result.startedAt);
   const lines = [
     `Load test: ${run.results.length} of ${input.requested} requests sent to ${input.url}, ${input.concurrency} connections`,
     '',

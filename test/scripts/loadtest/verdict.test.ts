@@ -8,7 +8,7 @@ let nextIndex = 0;
 /** An answered request; the body is named by its digest. */
 function answer(kind: string, digest: string, outcome: Outcome, retryAfter?: string): LoadResult {
   nextIndex += 1;
-  return { index: nextIndex, kind, digest, outcome, retryAfter, startedMs: 0, endedMs: 1 };
+  return { index: nextIndex, kind, digest, outcome, retryAfter, startedAt: 0, endedAt: 1 };
 }
 
 const message = (
