@@ -33,14 +33,9 @@ const LOWER_U = 0x75;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-// What the tokenizer expects next. The nesting lives in an explicit stack, not in recursion, so
-// 100,000 nested arrays cost memory proportional to the depth and never overflow the call stack.
-const EXPECT_VALUE = 0;
-const EXPECT_VALUE_OR_CLOSE = 1; // just after `[`
-const EXPECT_KEY = 2;
-const EXPECT_KEY_OR_CLOSE = 3; // just after `{`
-const EXPECT_COLON = 4;
-const AFTER_VALUE = 5;
+// Any character below U+0020: none may appear raw inside a string.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point.
+const CONTROL_CHARACTER = /[\u0000-\u001f]/g;
 
 /**
  * Removes the whitespace between JSON tokens (space, tab, CR, LF) and keeps everything else
@@ -58,119 +53,154 @@ const AFTER_VALUE = 5;
  *   `{ ok: false }` when it is not a single JSON value.
  */
 export function squashJson(text: string): SquashResult {
-  const length = text.length;
-  const closers: number[] = [];
-  let state = EXPECT_VALUE;
-  let squashed = '';
-  let keptFrom = 0;
-  let removedWhitespace = false;
-  let i = 0;
-  while (i < length) {
-    const code = text.charCodeAt(i);
-    if (code === SPACE || code === LF || code === CR || code === TAB) {
-      squashed += text.slice(keptFrom, i);
-      i = skipWhitespace(text, i + 1);
-      keptFrom = i;
-      removedWhitespace = true;
-      continue;
-    }
-    if (state === EXPECT_VALUE_OR_CLOSE || state === EXPECT_KEY_OR_CLOSE) {
-      // Just after `[` or `{`: the matching closer makes an empty container, anything else
-      // starts its first element.
-      if (code === closers[closers.length - 1]) {
-        closers.pop();
-        state = AFTER_VALUE;
-        i++;
-        continue;
-      }
-      state = state === EXPECT_VALUE_OR_CLOSE ? EXPECT_VALUE : EXPECT_KEY;
-    }
-    switch (state) {
-      case EXPECT_VALUE:
-        if (code === OPEN_BRACE) {
-          closers.push(CLOSE_BRACE);
-          state = EXPECT_KEY_OR_CLOSE;
-          i++;
-        } else if (code === OPEN_BRACKET) {
-          closers.push(CLOSE_BRACKET);
-          state = EXPECT_VALUE_OR_CLOSE;
-          i++;
-        } else {
-          i = scanScalar(text, i, code);
-          state = AFTER_VALUE;
+  const squasher = new Squasher(text);
+  return squasher.readDocument() ? { ok: true, text: squasher.squashed() } : { ok: false };
+}
+
+/**
+ * One pass over a JSON text that checks its grammar and drops the whitespace between tokens.
+ *
+ * The nesting lives in an explicit stack, not in recursion, so 100,000 nested arrays cost memory
+ * proportional to the depth and never overflow the call stack.
+ *
+ * Walking every character in JavaScript costs more than the HMAC itself, so string contents,
+ * which are most of a body, are crossed with native searches (`indexOf` and one regular
+ * expression) rather than character by character. Each search result is kept until the scan
+ * passes it: a body costs one search per string, one per escape, and one per line for raw
+ * control characters (a pretty body has a line break outside strings on every line).
+ */
+class Squasher {
+  private readonly text: string;
+  private position = 0;
+  // Text before `keptFrom` is already squashed into `head`; -1 until whitespace is first dropped.
+  private head = '';
+  private keptFrom = -1;
+  // Next position of each character at or after the scan: -1 = not searched yet, Infinity = none.
+  private nextQuote = -1;
+  private nextBackslash = -1;
+  private nextControl = -1;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  /** The text without whitespace between tokens; the input itself when there was none. */
+  squashed(): string {
+    return this.keptFrom === -1 ? this.text : this.head + this.text.slice(this.keptFrom);
+  }
+
+  /** Reads exactly one value and then the end of the text; false when the text is not that. */
+  readDocument(): boolean {
+    const closers: number[] = [];
+    for (;;) {
+      // A value starts here.
+      const code = this.nextToken();
+      if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+        const closer = code === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+        this.position++;
+        if (this.nextToken() !== closer) {
+          closers.push(closer);
+          if (closer === CLOSE_BRACE && !this.readKeyAndColon()) return false;
+          continue;
         }
-        break;
-      case EXPECT_KEY:
-        i = code === QUOTE ? scanString(text, i + 1) : -1;
-        state = EXPECT_COLON;
-        break;
-      case EXPECT_COLON:
-        if (code !== COLON) return { ok: false };
-        state = EXPECT_VALUE;
-        i++;
-        break;
-      default: {
-        // AFTER_VALUE: a `,` or the closer of the innermost container; nothing after the last one.
+        this.position++;
+      } else if (!this.readScalar(code)) {
+        return false;
+      }
+      // A value has ended: close containers until a `,` announces the next value.
+      for (;;) {
         const closer = closers[closers.length - 1];
-        if (closer === undefined) return { ok: false };
-        if (code === COMMA) {
-          state = closer === CLOSE_BRACE ? EXPECT_KEY : EXPECT_VALUE;
-        } else if (code === closer) {
-          closers.pop();
-        } else {
-          return { ok: false };
+        const next = this.nextToken();
+        if (closer === undefined) return Number.isNaN(next);
+        this.position++;
+        if (next === COMMA) {
+          if (closer === CLOSE_BRACE && !this.readKeyAndColon()) return false;
+          break;
         }
-        i++;
+        if (next !== closer) return false;
+        closers.pop();
       }
     }
-    if (i === -1) return { ok: false };
   }
-  if (state !== AFTER_VALUE || closers.length > 0) return { ok: false };
-  return { ok: true, text: removedWhitespace ? squashed + text.slice(keptFrom) : text };
-}
 
-function skipWhitespace(text: string, from: number): number {
-  let i = from;
-  for (;;) {
-    const code = text.charCodeAt(i);
-    if (code !== SPACE && code !== LF && code !== CR && code !== TAB) return i;
-    i++;
+  /** Reads `"key":` inside an object. */
+  private readKeyAndColon(): boolean {
+    if (this.nextToken() !== QUOTE || !this.readString()) return false;
+    if (this.nextToken() !== COLON) return false;
+    this.position++;
+    return true;
   }
-}
 
-/** Reads a string, number or literal starting at `start`; returns the index after it, or -1. */
-function scanScalar(text: string, start: number, code: number): number {
-  if (code === QUOTE) return scanString(text, start + 1);
-  if (code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9)) return scanNumber(text, start);
-  const literal = code === LOWER_T ? 'true' : code === LOWER_F ? 'false' : 'null';
-  return text.startsWith(literal, start) ? start + literal.length : -1;
-}
+  /** Reads a string, number or literal whose first character is `code`. */
+  private readScalar(code: number): boolean {
+    if (code === QUOTE) return this.readString();
+    const text = this.text;
+    const start = this.position;
+    if (code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9)) {
+      this.position = scanNumber(text, start);
+      return this.position !== -1;
+    }
+    const literal = code === LOWER_T ? 'true' : code === LOWER_F ? 'false' : 'null';
+    this.position = start + literal.length;
+    return text.startsWith(literal, start);
+  }
 
-/** Reads string contents after the opening quote; returns the index after the closing one, or -1. */
-function scanString(text: string, from: number): number {
-  const length = text.length;
-  let i = from;
-  while (i < length) {
-    const code = text.charCodeAt(i);
-    if (code === QUOTE) return i + 1;
-    if (code === BACKSLASH) {
-      const escaped = text.charCodeAt(i + 1);
-      if (escaped === LOWER_U) {
-        if (!isHex4(text, i + 2)) return -1;
-        i += 6;
-      } else if (isSingleCharacterEscape(escaped)) {
-        i += 2;
-      } else {
-        return -1;
+  /** Reads a string from its opening quote to just after its closing quote. */
+  private readString(): boolean {
+    const text = this.text;
+    let i = this.position + 1;
+    for (;;) {
+      if (this.nextQuote < i) this.nextQuote = orInfinity(text.indexOf('"', i));
+      if (this.nextBackslash < i) this.nextBackslash = orInfinity(text.indexOf('\\', i));
+      if (this.nextControl < i) this.nextControl = nextControlCharacter(text, i);
+      const quote = this.nextQuote;
+      const backslash = this.nextBackslash;
+      if (this.nextControl < Math.min(quote, backslash)) return false;
+      if (quote < backslash) {
+        this.position = quote + 1;
+        return true;
       }
-    } else if (code < SPACE) {
-      // JSON forbids raw control characters (a raw newline, for instance) inside strings.
-      return -1;
-    } else {
-      i++;
+      // An escape comes first (when neither is found, both are Infinity and this fails too).
+      i = escapeEnd(text, backslash);
+      if (i === -1) return false;
     }
   }
-  return -1;
+
+  /** Steps over whitespace, dropping it, and returns the next character's code (NaN at the end). */
+  private nextToken(): number {
+    const text = this.text;
+    const code = text.charCodeAt(this.position);
+    // Every JSON whitespace character is <= U+0020, so one comparison clears most tokens.
+    if (code > SPACE || !(code === SPACE || code === LF || code === CR || code === TAB))
+      return code;
+    let end = this.position + 1;
+    for (;;) {
+      const next = text.charCodeAt(end);
+      if (next !== SPACE && next !== LF && next !== CR && next !== TAB) break;
+      end++;
+    }
+    this.head += text.slice(Math.max(this.keptFrom, 0), this.position);
+    this.keptFrom = end;
+    this.position = end;
+    return text.charCodeAt(end);
+  }
+}
+
+function orInfinity(index: number): number {
+  return index === -1 ? Number.POSITIVE_INFINITY : index;
+}
+
+function nextControlCharacter(text: string, from: number): number {
+  CONTROL_CHARACTER.lastIndex = from;
+  return CONTROL_CHARACTER.test(text) ? CONTROL_CHARACTER.lastIndex - 1 : Number.POSITIVE_INFINITY;
+}
+
+/** Index after the escape whose backslash is at `backslash`, or -1 when it is not a JSON escape. */
+function escapeEnd(text: string, backslash: number): number {
+  if (backslash === Number.POSITIVE_INFINITY) return -1;
+  const escaped = text.charCodeAt(backslash + 1);
+  if (escaped === LOWER_U) return isHex4(text, backslash + 2) ? backslash + 6 : -1;
+  return isSingleCharacterEscape(escaped) ? backslash + 2 : -1;
 }
 
 function isSingleCharacterEscape(code: number): boolean {

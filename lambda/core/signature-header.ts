@@ -25,6 +25,8 @@ export type ParseSignatureHeaderResult =
 
 const DECIMAL_DIGITS = /^[0-9]+$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+// The exact shape the service sends (spec section 2.4); read with one match, as every call pays it.
+const CANONICAL_HEADER = /^t=([0-9]+),signature=([0-9a-f]{64})$/;
 
 /**
  * Parses a `Service-Signature` header value such as `t=1700000000,signature=<64 hex>`.
@@ -43,7 +45,14 @@ const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 export function parseSignatureHeader(value: string | undefined): ParseSignatureHeaderResult {
   if (value === undefined) return { ok: false, reason: 'missing_header' };
   if (value.length > MAX_SIGNATURE_HEADER_LENGTH) return { ok: false, reason: 'malformed_header' };
+  const canonical = CANONICAL_HEADER.exec(value);
+  if (canonical === null) return parseComponents(value);
+  const [, timestampText = '', signature = ''] = canonical;
+  return parsed(timestampText, [Buffer.from(signature, 'hex')]);
+}
 
+/** The general case: components in any order, spaces, unknown components, several signatures. */
+function parseComponents(value: string): ParseSignatureHeaderResult {
   let timestampText: string | undefined;
   const signatures: Buffer[] = [];
   for (const component of value.split(',')) {
@@ -64,5 +73,9 @@ export function parseSignatureHeader(value: string | undefined): ParseSignatureH
   if (timestampText === undefined || signatures.length === 0) {
     return { ok: false, reason: 'malformed_header' };
   }
+  return parsed(timestampText, signatures);
+}
+
+function parsed(timestampText: string, signatures: Buffer[]): ParseSignatureHeaderResult {
   return { ok: true, header: { timestamp: Number(timestampText), timestampText, signatures } };
 }
