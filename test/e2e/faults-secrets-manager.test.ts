@@ -4,13 +4,13 @@ import {
   SecretsManagerServiceException,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RequestSource, requestMix } from '../../scripts/loadtest/request-mix.js';
 import { type LoadRun, runLoad } from '../../scripts/loadtest/run-load.js';
 import { CONTRACT, type Expectations, judgeRun } from '../../scripts/loadtest/verdict.js';
 import { type CapturedOutput, captureOutput } from '../support/capture-output.js';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.js';
-import { type LocalSqs, startLocalSqs } from '../support/local-sqs.js';
+import { useLocalSqs } from '../support/local-sqs.js';
 import { fakeSecretVersions } from '../support/secrets-manager.js';
 
 const NOW = 1_795_000_000;
@@ -38,7 +38,7 @@ const NO_KEYS: Expectations = Object.fromEntries([
 ]);
 
 describe('Fault: Secrets Manager unavailable under load', () => {
-  let sqs: LocalSqs;
+  const sqs = useLocalSqs();
   let output: CapturedOutput;
   let receiver: HttpReceiver;
   let runCount = 0;
@@ -47,18 +47,12 @@ describe('Fault: Secrets Manager unavailable under load', () => {
   const mock = mockClient(secretsManager);
   const describeCalls = (): number => mock.commandCalls(DescribeSecretCommand).length;
 
-  beforeAll(async () => {
-    sqs = await startLocalSqs();
-  });
-  afterAll(async () => {
-    await sqs.close();
-  });
   beforeEach(async () => {
     output = captureOutput();
     mock.reset();
     clock.now = NOW;
     receiver = await startHttpReceiver({
-      sqs,
+      sqs: sqs(),
       queueName: `faults-sm-${process.pid}-${++runCount}`,
       env: { SECRET_ID: 'webhook/signing-key', SECRET_CACHE_SECONDS: '60', MAX_BODY_BYTES: '8192' },
       dependencies: { secretsManagerClient: secretsManager, now: () => clock.now * 1000 },

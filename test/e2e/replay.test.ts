@@ -1,29 +1,23 @@
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signPayload } from '../../lambda/core/sign.js';
 import { runBookingBody, seededRandom } from '../../scripts/loadtest/request-mix.js';
 import { postWebhook, type WebhookResponse } from '../../scripts/send.js';
 import { type CapturedOutput, captureOutput } from '../support/capture-output.js';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.js';
-import { type LocalSqs, startLocalSqs } from '../support/local-sqs.js';
+import { useLocalSqs } from '../support/local-sqs.js';
 
 const NOW = 1_795_000_000;
 const KEY = 'whsec-replay-5be1';
 const RUN_ID = 'replay';
 
 describe('Replay of a captured call', () => {
-  let sqs: LocalSqs;
+  const sqs = useLocalSqs();
   let output: CapturedOutput;
   let receivers: HttpReceiver[] = [];
   let queueCount = 0;
   const clock = { now: NOW };
 
-  beforeAll(async () => {
-    sqs = await startLocalSqs();
-  });
-  afterAll(async () => {
-    await sqs.close();
-  });
   beforeEach(() => {
     clock.now = NOW;
     output = captureOutput();
@@ -38,7 +32,7 @@ describe('Replay of a captured call', () => {
   async function receiver(kind: 'standard' | 'fifo'): Promise<HttpReceiver> {
     queueCount += 1;
     const started = await startHttpReceiver({
-      sqs,
+      sqs: sqs(),
       queueName: `replay-${process.pid}-${queueCount}${kind === 'fifo' ? '.fifo' : ''}`,
       env: { WEBHOOK_SECRET: KEY },
       dependencies: { now: () => clock.now * 1000 },

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signPayload } from '../../lambda/core/sign.js';
 import {
   type RequestSource,
@@ -15,7 +15,7 @@ import { applyRotation, type RotateAction } from '../../scripts/rotate-secret.js
 import { answerWatch } from '../support/answer-watch.js';
 import { type CapturedOutput, captureOutput } from '../support/capture-output.js';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.js';
-import { type LocalSqs, startLocalSqs } from '../support/local-sqs.js';
+import { useLocalSqs } from '../support/local-sqs.js';
 import { FakeSecretStore, serveSecretStore } from '../support/secret-store.js';
 
 const NOW = 1_795_000_000;
@@ -32,7 +32,7 @@ const SECONDS_PER_CALL = 0.5;
 const SENDER_SWITCH_DELAY = 31;
 
 describe('Rotation under traffic (rotate-secret against a receiver taking 20 concurrent calls)', () => {
-  let sqs: LocalSqs;
+  const sqs = useLocalSqs();
   let output: CapturedOutput;
   let receiver: HttpReceiver;
   let store: FakeSecretStore;
@@ -41,12 +41,6 @@ describe('Rotation under traffic (rotate-secret against a receiver taking 20 con
   const secretsManager = new SecretsManagerClient({ region: 'eu-west-1' });
   const mock = mockClient(secretsManager);
 
-  beforeAll(async () => {
-    sqs = await startLocalSqs();
-  });
-  afterAll(async () => {
-    await sqs.close();
-  });
   beforeEach(async () => {
     output = captureOutput();
     mock.reset();
@@ -56,7 +50,7 @@ describe('Rotation under traffic (rotate-secret against a receiver taking 20 con
     serveSecretStore(mock, store);
     clock.now = NOW;
     receiver = await startHttpReceiver({
-      sqs,
+      sqs: sqs(),
       queueName: `rotation-${process.pid}-${++runCount}`,
       env: { SECRET_ID, SECRET_CACHE_SECONDS: '60' },
       dependencies: { secretsManagerClient: secretsManager, now: () => clock.now * 1000 },
