@@ -55,7 +55,7 @@ export function restApiEvent(call: HttpCall = {}): APIGatewayProxyEvent {
 
 /**
  * An HTTP API (payload format 2.0) proxy event as API Gateway sends it: header names lower-cased,
- * an absent body left out.
+ * the values of a name sent twice in different case joined with commas, an absent body left out.
  *
  * @param call - method, headers, body
  */
@@ -69,9 +69,7 @@ export function httpApiEvent(call: HttpCall = {}): APIGatewayProxyEventV2 {
     routeKey: `${method} ${path}`,
     rawPath: path,
     rawQueryString: '',
-    headers: Object.fromEntries(
-      Object.entries(call.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-    ),
+    headers: joinRepeatedHeaders(call.headers ?? {}),
     requestContext: {
       accountId: '123456789012',
       apiId: 'a1b2c3d4e5',
@@ -93,6 +91,17 @@ export function httpApiEvent(call: HttpCall = {}): APIGatewayProxyEventV2 {
     ...(body === undefined ? {} : { body }),
     isBase64Encoded,
   };
+}
+
+/** HTTP API lower-cases header names and joins the values of a repeated name with commas. */
+function joinRepeatedHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const joined = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    const before = joined.get(lower);
+    joined.set(lower, before === undefined ? value : `${before},${value}`);
+  }
+  return Object.fromEntries(joined);
 }
 
 /** Both payload versions, for `describe.each` over the two API Gateway flavours. */
