@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import type { ApiGatewayEvent, ApiGatewayResponse } from '../../lambda/receiver/api-gateway.js';
+import { type Environment, loadConfig } from '../../lambda/receiver/config.js';
+import { createHandler, type HandlerDependencies } from '../../lambda/receiver/handler.js';
+import { lambdaContext } from './api-gateway-events.js';
+import type { LocalSqs } from './local-sqs.js';
+
+/** A receiver handler wired to a queue of its own on the embedded SQS server. */
+export interface ReceiverUnderTest {
+  readonly queueUrl: string;
+  /** Invokes the handler with a fresh Lambda context. */
+  invoke(event: ApiGatewayEvent): Promise<ApiGatewayResponse>;
+  /**
+   * Bodies of every message on the queue. Call once, after the invocations: it counts the visible
+   * messages and then receives exactly that many (they stay invisible for five minutes).
+   */
+  queuedBodies(): Promise<(string | undefined)[]>;
+}
+
+/**
+ * Creates a standard queue with a unique name and a handler configured from `env` plus that
+ * queue's `QUEUE_URL`, sending through the embedded server's client unless `dependencies` says
+ * otherwise.
+ *
+ * @param sqs - the embedded SQS server
+ * @param env - the handler's environment (key source, limits); `QUEUE_URL` is added
+ * @param dependencies - clients and clock for `createHandler`
+ */
+export async function receiverOnNewQueue(
+  sqs: LocalSqs,
+  env: Environment,
+  dependencies: HandlerDependencies = {},
+): Promise<ReceiverUnderTest> {
+  const queueUrl = await sqs.createQueue(`receiver-${randomUUID()}`);
+  const handler = createHandler(loadConfig({ ...env, QUEUE_URL: queueUrl }), {
+    sqsClient: sqs.client,
+    ...dependencies,
+  });
+  return {
+    queueUrl,
+    invoke: (event) => handler(event, lambdaContext()),
+    async queuedBodies() {
+      const count = await sqs.visibleCount(queueUrl);
+      if (count === 0) return [];
+      return (await sqs.receiveAll(queueUrl, { count })).map((message) => message.Body);
+    },
+  };
+}
