@@ -33,9 +33,9 @@ const LOWER_U = 0x75;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-// Any character below U+0020: none may appear raw inside a string.
+// Control characters other than JSON whitespace (tab, LF, CR) may appear nowhere in JSON text.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point.
-const CONTROL_CHARACTER = /[\u0000-\u001f]/g;
+const STRAY_CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
 
 /**
  * Removes the whitespace between JSON tokens (space, tab, CR, LF) and keeps everything else
@@ -64,10 +64,11 @@ export function squashJson(text: string): SquashResult {
  * proportional to the depth and never overflow the call stack.
  *
  * Walking every character in JavaScript costs more than the HMAC itself, so string contents,
- * which are most of a body, are crossed with native searches (`indexOf` and one regular
- * expression) rather than character by character. Each search result is kept until the scan
- * passes it: a body costs one search per string, one per escape, and one per line for raw
- * control characters (a pretty body has a line break outside strings on every line).
+ * which are most of a body, are crossed with native `indexOf` searches rather than character by
+ * character. Each search result is kept until the scan passes it: a body costs one search per
+ * string, one per escape and, for the raw tab/LF/CR check, one per line of a pretty body (whose
+ * line breaks lie outside strings). Other control characters are invalid anywhere, so one regular
+ * expression over the whole text rules them out first.
  */
 class Squasher {
   private readonly text: string;
@@ -78,7 +79,9 @@ class Squasher {
   // Next position of each character at or after the scan: -1 = not searched yet, Infinity = none.
   private nextQuote = -1;
   private nextBackslash = -1;
-  private nextControl = -1;
+  private nextLineFeed = -1;
+  private nextCarriageReturn = -1;
+  private nextTab = -1;
 
   constructor(text: string) {
     this.text = text;
@@ -91,6 +94,7 @@ class Squasher {
 
   /** Reads exactly one value and then the end of the text; false when the text is not that. */
   readDocument(): boolean {
+    if (STRAY_CONTROL_CHARACTER.test(this.text)) return false;
     const closers: number[] = [];
     for (;;) {
       // A value starts here.
@@ -152,10 +156,14 @@ class Squasher {
     for (;;) {
       if (this.nextQuote < i) this.nextQuote = orInfinity(text.indexOf('"', i));
       if (this.nextBackslash < i) this.nextBackslash = orInfinity(text.indexOf('\\', i));
-      if (this.nextControl < i) this.nextControl = nextControlCharacter(text, i);
+      // Tab, LF and CR separate tokens but may not appear raw inside a string.
+      if (this.nextLineFeed < i) this.nextLineFeed = orInfinity(text.indexOf('\n', i));
+      if (this.nextCarriageReturn < i) this.nextCarriageReturn = orInfinity(text.indexOf('\r', i));
+      if (this.nextTab < i) this.nextTab = orInfinity(text.indexOf('\t', i));
       const quote = this.nextQuote;
       const backslash = this.nextBackslash;
-      if (this.nextControl < Math.min(quote, backslash)) return false;
+      const whitespace = Math.min(this.nextLineFeed, this.nextCarriageReturn, this.nextTab);
+      if (whitespace < Math.min(quote, backslash)) return false;
       if (quote < backslash) {
         this.position = quote + 1;
         return true;
@@ -188,11 +196,6 @@ class Squasher {
 
 function orInfinity(index: number): number {
   return index === -1 ? Number.POSITIVE_INFINITY : index;
-}
-
-function nextControlCharacter(text: string, from: number): number {
-  CONTROL_CHARACTER.lastIndex = from;
-  return CONTROL_CHARACTER.test(text) ? CONTROL_CHARACTER.lastIndex - 1 : Number.POSITIVE_INFINITY;
 }
 
 /** Index after the escape whose backslash is at `backslash`, or -1 when it is not a JSON escape. */

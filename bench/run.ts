@@ -1,0 +1,60 @@
+import { writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { coldStartSection } from './cold-start.js';
+import { costSection } from './cost.js';
+import { handlerSection } from './handler.js';
+import type { BenchSection, BenchTable } from './section.js';
+import { throughputSection } from './throughput.js';
+import { verifySection } from './verify.js';
+
+// Sections run in this order; `npm run bench -- verify` runs only the named ones.
+const SECTIONS: readonly BenchSection[] = [
+  verifySection,
+  handlerSection,
+  coldStartSection,
+  throughputSection,
+  // After the handler section: it prices the latency measured there.
+  costSection,
+];
+const RESULTS_FILE = new URL('./results.md', import.meta.url);
+
+function toMarkdown(table: BenchTable): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [
+    `## ${table.title}`,
+    '',
+    line(table.columns),
+    line(table.columns.map(() => '---')),
+    ...table.rows.map(line),
+    '',
+    ...table.notes.map((note) => `- ${note}`),
+  ].join('\n');
+}
+
+function toConsole(table: BenchTable): string {
+  const widths = table.columns.map((column, index) =>
+    Math.max(column.length, ...table.rows.map((row) => (row[index] ?? '').length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join('  ');
+  return [table.title, line(table.columns), ...table.rows.map(line), ''].join('\n');
+}
+
+const wanted = process.argv.slice(2);
+const selected = SECTIONS.filter((section) => wanted.length === 0 || wanted.includes(section.name));
+if (selected.length === 0) {
+  process.stderr.write(
+    `bench: no section named ${wanted.join(', ')}; known: ${SECTIONS.map((s) => s.name).join(', ')}\n`,
+  );
+  process.exit(2);
+}
+const tables: BenchTable[] = [];
+for (const section of selected) {
+  const table = await section.run();
+  process.stdout.write(`${toConsole(table)}\n`);
+  tables.push(table);
+}
+const machine = `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}`;
+const header = `# Benchmark results\n\nMeasured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, ${machine}.\n`;
+await writeFile(RESULTS_FILE, `${[header, ...tables.map(toMarkdown)].join('\n')}\n`);
+process.stdout.write(`Written to bench/results.md\n`);
