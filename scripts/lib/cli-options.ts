@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { UsageError } from '../local/tool-io.js';
+
+/** The current time as whole Unix seconds, the unit of `t` in `Service-Signature`. */
+export function unixSecondsNow(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/**
+ * A whole number of seconds given as an option (`--t`, `--now`, `--tolerance`), or `fallback`
+ * when the option is absent.
+ *
+ * @param flag - the option as the user typed it, for the message, e.g. `--now`
+ * @param text - the option's value, `undefined` when absent
+ * @throws {UsageError} when the value is not decimal digits (at most 15, so it stays exact)
+ */
+export function wholeSecondsOption(
+  flag: string,
+  text: string | undefined,
+  fallback: number,
+): number {
+  if (text === undefined) return fallback;
+  if (!/^[0-9]{1,15}$/.test(text)) {
+    throw new UsageError(`${flag} must be a whole number of seconds, got '${text}'`);
+  }
+  return Number(text);
+}
+
+/**
+ * The exact bytes of a file named by an option, e.g. the body of a webhook call.
+ *
+ * @param flag - the option as typed, for messages, e.g. `--body-file`
+ * @param path - the option's value, relative to `cwd`; `undefined` when the option is absent
+ * @param cwd - the user's directory
+ * @throws {UsageError} when the option is absent or the file cannot be read
+ */
+export async function readFileOption(
+  flag: string,
+  path: string | undefined,
+  cwd: string,
+): Promise<Buffer> {
+  if (path === undefined) throw new UsageError(`${flag} is required`);
+  try {
+    return await readFile(resolve(cwd, path));
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${flag} ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}

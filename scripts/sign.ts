@@ -1,0 +1,67 @@
+/**
+ * `npm run sign`: prints the `Service-Signature` value the service would send with a body, for
+ * testing a receiver by hand (`curl -H "Service-Signature: $(npm run --silent sign -- ...)"`).
+ * @module
+ */
+
+import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
+import { readSigningKey, refuseKeyArguments } from './lib/signing-key.js';
+import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './local/tool-io.js';
+
+const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent sign -- --body-file PATH [--t SECONDS] [--secret-file PATH]
+
+Prints the Service-Signature header value the service would send with this body,
+t=<t>,signature=<HMAC-SHA-256 hex of "<t>.<body without whitespace between JSON tokens>">,
+and nothing else on stdout.
+
+  --body-file PATH     the JSON body to sign, sent as is
+  --t SECONDS          the timestamp to sign at, in Unix seconds (default: now)
+  --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
+  --help               show this help
+
+The key comes from WEBHOOK_SECRET or --secret-file, never from an argument; surrounding
+whitespace is trimmed.
+
+Exit status: 0 signed, 1 the body is not a single JSON value, 2 usage error.`;
+
+/**
+ * Runs the tool with command-line `args`; resolves with the exit status.
+ *
+ * @param args - arguments after `--`
+ * @param io - streams, environment and working directory
+ */
+export function main(args: readonly string[], io: ToolIo): Promise<number> {
+  return runTool(
+    io,
+    { name: 'sign', usage: USAGE },
+    async () => {
+      refuseKeyArguments(args);
+      const values = parseToolArgs(args, {
+        'body-file': { type: 'string' },
+        t: { type: 'string' },
+        'secret-file': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      });
+      if (values.help) return 'help';
+      return {
+        body: await readFileOption('--body-file', values['body-file'], io.cwd),
+        key: (await readSigningKey(values['secret-file'], io)).key,
+        t: wholeSecondsOption('--t', values.t, unixSecondsNow()),
+      };
+    },
+    async ({ body, key, t }) => {
+      try {
+        io.out(signPayload(body, key, t));
+        return 0;
+      } catch (error) {
+        if (!(error instanceof BodyNotJsonError)) throw error;
+        io.err('the --body-file is not a single JSON value: the service only signs JSON bodies');
+        return 1;
+      }
+    },
+  );
+}
+
+if (isEntryPoint(import.meta.url))
+  process.exitCode = await main(process.argv.slice(2), processIo());
