@@ -37,7 +37,8 @@ const NO_KEYS: Expectations = Object.fromEntries([
   ['oversized', ['413']],
 ]);
 
-describe('Fault: Secrets Manager unavailable under load', () => {
+// Load runs of several hundred calls: generous on two cores shared with the rest of npm test.
+describe('Fault: Secrets Manager unavailable under load', { timeout: 60_000 }, () => {
   const sqs = useLocalSqs();
   let output: CapturedOutput;
   let receiver: HttpReceiver;

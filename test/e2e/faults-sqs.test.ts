@@ -23,7 +23,10 @@ const needsQueue = (result: LoadResult): boolean =>
 // In-process rather than `npm start` as a child: the outage is the embedded queue's listener
 // stopping and starting again with its messages kept, and only this process holds that listener.
 // startLocalReceiver is exactly what scripts/start.ts runs, so the wiring under test is the same.
-describe('Fault: SQS unreachable for a window of a load run (local receiver wiring)', () => {
+// The timeout is generous: several hundred calls on two cores shared with the rest of npm test.
+describe('Fault: SQS unreachable for a window of a load run (local receiver wiring)', {
+  timeout: 60_000,
+}, () => {
   let dir: string;
   let receiver: LocalReceiver;
 

@@ -31,7 +31,10 @@ const SECONDS_PER_CALL = 0.5;
  */
 const SENDER_SWITCH_DELAY = 31;
 
-describe('Rotation under traffic (rotate-secret against a receiver taking 20 concurrent calls)', () => {
+// Load runs of several hundred calls: generous on two cores shared with the rest of npm test.
+describe('Rotation under traffic (rotate-secret against a receiver taking 20 concurrent calls)', {
+  timeout: 60_000,
+}, () => {
   const sqs = useLocalSqs();
   let output: CapturedOutput;
   let receiver: HttpReceiver;
