@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { escapeSlashes, squashJson, unescapeSlashes } from '../../../lambda/core/index.js';
+
+describe('Function: squashJson', () => {
+  it.each([
+    ['spaces, LF and indentation', '{\n    "a": 1,\n    "b": [1, 2]\n}', '{"a":1,"b":[1,2]}'],
+    ['CRLF line breaks', '{\r\n  "a": true\r\n}\r\n', '{"a":true}'],
+    ['tabs', '{\n\t"a": {\n\t\t"b": null\n\t}\n}', '{"a":{"b":null}}'],
+    ['whitespace around a top-level scalar', ' \n"x" \t', '"x"'],
+    ['whitespace inside empty containers', '{ "a" : [ ] , "b" : { } }', '{"a":[],"b":{}}'],
+  ])('removes whitespace between tokens: %s', (_, text, squashed) => {
+    // Act
+    const result = squashJson(text);
+
+    // Assess
+    expect(result).toEqual({ ok: true, text: squashed });
+  });
+
+  it.each([
+    [
+      'spaces inside strings',
+      '{"a": "two  spaces , : [ ] { }"}',
+      '{"a":"two  spaces , : [ ] { }"}',
+    ],
+    [
+      'escapes as written',
+      '{"a": "\\/ \\u00e9 \\u00E9 \\" \\\\ \\b\\f\\n\\r\\t"}',
+      '{"a":"\\/ \\u00e9 \\u00E9 \\" \\\\ \\b\\f\\n\\r\\t"}',
+    ],
+    ['a string ending in a backslash', '[ "C:\\\\" , "x" ]', '["C:\\\\","x"]'],
+    ['an escaped quote followed by spaces', '[ "say \\"  hi\\"  " ]', '["say \\"  hi\\"  "]'],
+    [
+      'number spellings',
+      '[ 12.50 , 1e3 , -0.5E-2 , 0 , -0 , 1E+30 ]',
+      '[12.50,1e3,-0.5E-2,0,-0,1E+30]',
+    ],
+    ['key order and duplicate keys', '{ "b": 1, "a": 2, "b": 3 }', '{"b":1,"a":2,"b":3}'],
+    ['raw non-ASCII text', '{ "name": "Zoë €" }', '{"name":"Zoë €"}'],
+    ['lone surrogate escapes', '[ "\\ud83d" ]', '["\\ud83d"]'],
+  ])('keeps %s exactly', (_, text, squashed) => {
+    // Act
+    const result = squashJson(text);
+
+    // Assess
+    expect(result).toEqual({ ok: true, text: squashed });
+  });
+
+  it('returns the very same string when there is no whitespace to remove', () => {
+    // Prepare
+    const text = '{"a":"b c","d":[1,true,null]}';
+
+    // Act
+    const result = squashJson(text);
+
+    // Assess
+    expect(result.ok && result.text).toBe(text);
+  });
+
+  it.each([
+    ['an empty text', ''],
+    ['only whitespace', ' \n\t'],
+    ['an unclosed object', '{"a":1'],
+    ['an unclosed array', '[1,2'],
+    ['an extra closer', '{"a":1}}'],
+    ['mismatched closers', '{"a":[1}]'],
+    ['two values', '{"a":1} {"b":2}'],
+    ['two scalars', '1 2'],
+    ['a trailing comma in an array', '[1,]'],
+    ['a leading comma in an array', '[,1]'],
+    ['a trailing comma in an object', '{"a":1,}'],
+    ['a missing colon', '{"a" 1}'],
+    ['a missing value', '{"a":}'],
+    ['a colon in an array', '["a":1]'],
+    ['a non-string key', '{1:2}'],
+    ['single quotes', "{'a':1}"],
+    ['an unterminated string', '"abc'],
+    ['an unknown escape', '"\\x41"'],
+    ['a short unicode escape', '"\\u12"'],
+    ['a unicode escape with a non-hex digit', '"\\u12g4"'],
+    ['a backslash at the end', '"abc\\'],
+    ['a raw line feed in a string', '"a\nb"'],
+    ['a raw tab in a string', '"a\tb"'],
+    ['a raw carriage return in a string', '"a\rb"'],
+    ['another raw control character in a string', '"a\u0001b"'],
+    ['a control character between tokens', '[1,\u000b2]'],
+    ['a leading zero', '01'],
+    ['a bare minus', '-'],
+    ['a dot without digits after it', '1.'],
+    ['a dot without digits before it', '.5'],
+    ['a plus sign', '+1'],
+    ['an exponent without digits', '1e'],
+    ['an exponent sign without digits', '1e+'],
+    ['NaN', 'NaN'],
+    ['Infinity', 'Infinity'],
+    ['a truncated literal', 'tru'],
+    ['a literal with a suffix', 'nulls'],
+    ['a capitalized literal', 'True'],
+    ['a byte-order mark', '\ufeff{}'],
+    ['a non-breaking space between tokens', '{"a":\u00a01}'],
+    ['a comment', '{"a":1 /* note */}'],
+  ])('rejects %s', (_, text) => {
+    // Act
+    const result = squashJson(text);
+
+    // Assess
+    expect(result).toEqual({ ok: false });
+  });
+
+  it('reads 100,000 nested arrays without overflowing the stack', () => {
+    // Prepare
+    const text = `${'[ '.repeat(100_000)}0${' ]'.repeat(100_000)}`;
+
+    // Act
+    const result = squashJson(text);
+
+    // Assess
+    expect(result).toEqual({ ok: true, text: `${'['.repeat(100_000)}0${']'.repeat(100_000)}` });
+  });
+
+  it('reads 100,000 nested objects and rejects them when one closer is missing', () => {
+    // Prepare
+    const open = '{"a":'.repeat(100_000);
+    const close = '}'.repeat(100_000);
+
+    // Act
+    const complete = squashJson(`${open}null${close}`);
+    const truncated = squashJson(`${open}null${close.slice(1)}`);
+
+    // Assess
+    expect(complete.ok).toBe(true);
+    expect(truncated).toEqual({ ok: false });
+  });
+});
+
+describe('Function: escapeSlashes', () => {
+  it.each([
+    ['a plain slash', '{"url":"https://x.test/a"}', '{"url":"https:\\/\\/x.test\\/a"}'],
+    ['an already escaped slash', '["\\/"]', '["\\/"]'],
+    ['an escaped backslash then a slash', '["a\\\\/b"]', '["a\\\\\\/b"]'],
+    ['slashes in keys', '{"a/b":1}', '{"a\\/b":1}'],
+    ['a unicode escape of a slash, which is not rewritten', '["\\u002f"]', '["\\u002f"]'],
+    ['a body without slashes', '{"a":"b"}', '{"a":"b"}'],
+  ])('writes %s as PHP does', (_, squashed, escaped) => {
+    // Act
+    const result = escapeSlashes(squashed);
+
+    // Assess
+    expect(result).toBe(escaped);
+  });
+});
+
+describe('Function: unescapeSlashes', () => {
+  it.each([
+    ['an escaped slash', '{"url":"https:\\/\\/x.test"}', '{"url":"https://x.test"}'],
+    ['an escaped backslash then a slash, left alone', '["a\\\\/b"]', '["a\\\\/b"]'],
+    ['an escaped backslash then an escaped slash', '["a\\\\\\/b"]', '["a\\\\/b"]'],
+    ['a plain slash', '["a/b"]', '["a/b"]'],
+    ['other escapes', '["\\n\\u00e9\\""]', '["\\n\\u00e9\\""]'],
+  ])('writes %s without the escape', (_, squashed, unescaped) => {
+    // Act
+    const result = unescapeSlashes(squashed);
+
+    // Assess
+    expect(result).toBe(unescaped);
+  });
+});

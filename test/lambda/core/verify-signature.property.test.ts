@@ -1,0 +1,94 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { signPayload, verifySignature } from '../../../lambda/core/index.js';
+import { propertyRuns } from '../../support/property-runs.js';
+import { jsonDocument, renderWithWhitespace } from './json-arbitraries.js';
+
+const ROUND_TRIP_RUNS = propertyRuns('verify(sign(x)) under any whitespace', 300);
+const BYTE_CHANGE_RUNS = propertyRuns('a changed byte inside a string fails', 500);
+const OTHER_KEY_RUNS = propertyRuns('another key fails', 200);
+
+const T = 1_716_000_000;
+const key = fc.string({ minLength: 1, maxLength: 40 });
+
+describe('Function: verifySignature (properties)', () => {
+  it(
+    'accepts a body signed over its compact form, whatever whitespace it is sent with',
+    () => {
+      fc.assert(
+        fc.property(jsonDocument, key, ({ value, gaps, escapeSlashes }, secret) => {
+          // Prepare
+          const header = signPayload(JSON.stringify(value), secret, T);
+          const body = renderWithWhitespace(value, gaps, escapeSlashes);
+
+          // Act
+          const result = verifySignature({ header, body, keys: [secret], now: T });
+
+          // Assess
+          expect(result).toMatchObject({ ok: true, keyIndex: 0 });
+        }),
+        { numRuns: ROUND_TRIP_RUNS.numRuns, seed: ROUND_TRIP_RUNS.seed },
+      );
+    },
+    ROUND_TRIP_RUNS.timeout,
+  );
+
+  it(
+    'rejects the body when any single byte inside a string value or key changes',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
+          fc.string({ minLength: 1 }),
+          fc.string({ minLength: 1 }),
+          fc.boolean(),
+          fc.nat(),
+          fc.integer({ min: 1, max: 255 }),
+          (rest, targetKey, targetValue, inKey, at, flip) => {
+            // Prepare: the target member comes first, so its string's bytes are easy to find.
+            const member = `${JSON.stringify(targetKey)}:${JSON.stringify(targetValue)}`;
+            const restText = JSON.stringify(rest).slice(1);
+            const body = Buffer.from(`{${member}${restText === '}' ? '' : ','}${restText}`);
+            const header = signPayload(body, 'k', T);
+            const string = inKey ? JSON.stringify(targetKey) : JSON.stringify(targetValue);
+            const stringStart = 1 + (inKey ? 0 : Buffer.byteLength(JSON.stringify(targetKey)) + 1);
+            const contentBytes = Buffer.byteLength(string) - 2;
+            const position = stringStart + 1 + (at % contentBytes);
+            const changed = Buffer.from(body);
+            changed[position] = (changed[position] ?? 0) ^ flip;
+
+            // Act
+            const result = verifySignature({ header, body: changed, keys: ['k'], now: T });
+
+            // Assess
+            expect(result.ok).toBe(false);
+          },
+        ),
+        { numRuns: BYTE_CHANGE_RUNS.numRuns, seed: BYTE_CHANGE_RUNS.seed },
+      );
+    },
+    BYTE_CHANGE_RUNS.timeout,
+  );
+
+  it(
+    'rejects a call checked with any other key',
+    () => {
+      fc.assert(
+        fc.property(fc.jsonValue(), key, key, (value, secret, other) => {
+          // Prepare
+          fc.pre(secret !== other);
+          const body = JSON.stringify(value);
+          const header = signPayload(body, secret, T);
+
+          // Act
+          const result = verifySignature({ header, body, keys: [other], now: T });
+
+          // Assess
+          expect(result).toEqual({ ok: false, reason: 'signature_mismatch', timestamp: T });
+        }),
+        { numRuns: OTHER_KEY_RUNS.numRuns, seed: OTHER_KEY_RUNS.seed },
+      );
+    },
+    OTHER_KEY_RUNS.timeout,
+  );
+});
