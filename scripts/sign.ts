@@ -25,12 +25,7 @@ whitespace is trimmed.
 
 Exit status: 0 signed, 1 the body is not a single JSON value, 2 usage error.`;
 
-/**
- * Runs the tool with command-line `args`; resolves with the exit status.
- *
- * @param args - arguments after `--`
- * @param io - streams, environment and working directory
- */
+/** `npm run sign -- <args>` against `io`; resolves with the exit status. */
 export function main(args: readonly string[], io: ToolIo): Promise<number> {
   return runTool(
     io,

@@ -44,12 +44,7 @@ interface VerifyOptions {
   readonly tolerance: number;
 }
 
-/**
- * Runs the tool with command-line `args`; resolves with the exit status.
- *
- * @param args - arguments after `--`
- * @param io - streams, environment and working directory
- */
+/** `npm run verify -- <args>` against `io`; resolves with the exit status. */
 export function main(args: readonly string[], io: ToolIo): Promise<number> {
   return runTool(
     io,

@@ -70,13 +70,26 @@ function clockHints(failure: FailedVerification): string[] {
   const atSigningTime = verifyAt(failure, failure.body, failure.key.key);
   if (atSigningTime.ok) {
     return [
-      `the signature is valid at --now ${timestamp}: the call was signed ${offset} s ${direction} --now, so either a clock (this machine's or the sender's) is off by that much or this is an old call replayed`,
+      `the signature is valid at --now ${timestamp}: the call was signed ${duration(offset)} ${direction} --now, so either a clock (this machine's or the sender's) is off by that much or this is an old call replayed`,
     ];
   }
   return [
-    `t is ${offset} s ${direction} --now, and even at --now ${timestamp} the signature would not match:`,
+    `t is ${duration(offset)} ${direction} --now, and even at --now ${timestamp} the signature would not match:`,
     ...mismatchHints(failure),
   ];
+}
+
+/** Seconds as given, plus a rough reading for spans too long to take in at a glance. */
+function duration(seconds: number): string {
+  const rough: ReadonlyArray<readonly [unit: string, size: number]> = [
+    ['days', 86_400],
+    ['hours', 3_600],
+    ['minutes', 60],
+  ];
+  const fitting = rough.find(([, size]) => seconds >= 2 * size);
+  return fitting === undefined
+    ? `${seconds} s`
+    : `${seconds} s (about ${Math.round(seconds / fitting[1])} ${fitting[0]})`;
 }
 
 function mismatchHints(failure: FailedVerification): string[] {

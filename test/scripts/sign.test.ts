@@ -1,28 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { senderVector } from '../lambda/core/sender-vectors.js';
-import { runScript } from './lib/spawn-script.js';
+import { runScript, scratchFiles } from './lib/spawn-script.js';
 
 // PHP sent this pretty body and signed its compact form: sign must print PHP's header.
 const pretty = senderVector('php-pretty-crlf');
 
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sign-cli-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function file(name: string, content: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, content);
-  return path;
-}
+const file = scratchFiles();
 
 // Each test starts its own process (about half a second each), so they run side by side.
 describe.concurrent('Script: npm run sign', () => {

@@ -1,9 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { senderVector } from '../lambda/core/sender-vectors.js';
-import { runScript } from './lib/spawn-script.js';
+import { runScript, scratchFiles } from './lib/spawn-script.js';
 
 // Real PHP- and Python-signed calls (test/fixtures/signatures).
 const pretty = senderVector('php-pretty-lf');
@@ -13,22 +10,7 @@ const phpCompact = senderVector('php-default-compact');
 const newlineKey = senderVector('php-key-with-trailing-newline');
 const unsquashed = senderVector('php-signed-pretty-text-unsquashed');
 
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'verify-cli-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** Writes `content` to a new file in the test directory and returns its path. */
-async function file(name: string, content: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, content);
-  return path;
-}
+const file = scratchFiles();
 
 // Each test starts its own process (about half a second each), so they run side by side.
 describe.concurrent('Script: npm run verify', () => {
@@ -72,46 +54,47 @@ describe.concurrent('Script: npm run verify', () => {
     expect(run).toEqual({ status: 0, stdout: 'valid (form: slashes_escaped)\n', stderr: '' });
   });
 
-  it('exits 1 and says the body was altered in transit when a re-serialized body matches', async ({
-    expect,
-  }) => {
-    // Prepare: Python signed its compact text; the same booking arrives written by PHP's json_encode.
-    const body = await file('reencoded.json', phpCompact.body);
-
-    // Act
-    const run = await runScript(
-      'verify',
-      ['--header', python.header, '--body-file', body, '--now', String(python.t)],
-      { WEBHOOK_SECRET: python.key },
-    );
-
-    // Assess
-    expect(run.status).toBe(1);
-    expect(run.stdout).toMatch(/^invalid: signature_mismatch\n/);
-    expect(run.stdout).toContain(
-      're-serialized by JSON.parse + JSON.stringify: the body was altered in transit',
-    );
-    expect(run.stdout).not.toContain('valid (');
-  });
-
-  it('exits 1 and says the sender signs with a key that has whitespace around it', async ({
-    expect,
-  }) => {
-    // Prepare
-    const body = await file('newline-key.json', newlineKey.body);
-
-    // Act
-    const run = await runScript(
-      'verify',
-      ['--header', newlineKey.header, '--body-file', body, '--now', String(newlineKey.t)],
-      { WEBHOOK_SECRET: newlineKey.key },
-    );
-
-    // Assess
-    expect(run.status).toBe(1);
-    expect(run.stdout).toMatch(
+  // Each row: the call (header from a real sender), the body file's text, and the expected output.
+  it.for([
+    [
+      'the body was altered in transit (Python signed, PHP re-wrote it)',
+      python,
+      phpCompact.body,
+      /^invalid: signature_mismatch\nhint: the signature matches the body as re-serialized by JSON\.parse \+ JSON\.stringify: the body was altered in transit/,
+    ],
+    [
+      'the sender signs with a key that has whitespace around it',
+      newlineKey,
+      newlineKey.body,
       /^invalid: signature_mismatch\nhint: the signature matches the key with surrounding whitespace \("k7Qe.*\\n"\)/,
+    ],
+    [
+      'the sender signed its text with whitespace',
+      unsquashed,
+      unsquashed.body,
+      /^invalid: signature_mismatch\nhint: the signature matches the body exactly as sent, whitespace included/,
+    ],
+    [
+      'the body is not JSON',
+      pretty,
+      'event=event_booked&id=1',
+      /^invalid: body_not_json\nhint: the body is not a single JSON value/,
+    ],
+  ] as const)('exits 1 and explains when %s', async ([name, vector, text, output], { expect }) => {
+    // Prepare
+    const body = await file(`${name.replaceAll(' ', '-')}.json`, text);
+
+    // Act
+    const run = await runScript(
+      'verify',
+      ['--header', vector.header, '--body-file', body, '--now', String(vector.t)],
+      { WEBHOOK_SECRET: vector.key },
     );
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(output);
+    expect(run.stderr).toBe('');
   });
 
   it('exits 1 and says which --now would have been valid when the clock is off', async ({
@@ -130,42 +113,6 @@ describe.concurrent('Script: npm run verify', () => {
     expect(run.stdout).toMatch(/^invalid: timestamp_too_old\n/);
     expect(run.stdout).toContain(
       `hint: the signature is valid at --now ${pretty.t}: the call was signed`,
-    );
-  });
-
-  it('exits 1 and says the sender signed its text with whitespace', async ({ expect }) => {
-    // Prepare
-    const body = await file('unsquashed.json', unsquashed.body);
-
-    // Act
-    const run = await runScript(
-      'verify',
-      ['--header', unsquashed.header, '--body-file', body, '--now', String(unsquashed.t)],
-      { WEBHOOK_SECRET: unsquashed.key },
-    );
-
-    // Assess
-    expect(run.status).toBe(1);
-    expect(run.stdout).toContain(
-      'hint: the signature matches the body exactly as sent, whitespace included',
-    );
-  });
-
-  it('exits 1 with body_not_json for a body that is not JSON', async ({ expect }) => {
-    // Prepare
-    const body = await file('form.txt', 'event=event_booked&id=1');
-
-    // Act
-    const run = await runScript(
-      'verify',
-      ['--header', pretty.header, '--body-file', body, '--now', String(pretty.t)],
-      { WEBHOOK_SECRET: pretty.key },
-    );
-
-    // Assess
-    expect(run.status).toBe(1);
-    expect(run.stdout).toMatch(
-      /^invalid: body_not_json\nhint: the body is not a single JSON value/,
     );
   });
 

@@ -37,7 +37,7 @@ describe('Function: diagnoseSignature', () => {
 
     // Assess
     expect(hints).toEqual([
-      `the signature is valid at --now ${compact.t}: the call was signed 3600 s before --now, so either a clock (this machine's or the sender's) is off by that much or this is an old call replayed`,
+      `the signature is valid at --now ${compact.t}: the call was signed 3600 s (about 60 minutes) before --now, so either a clock (this machine's or the sender's) is off by that much or this is an old call replayed`,
     ]);
   });
 
@@ -46,7 +46,15 @@ describe('Function: diagnoseSignature', () => {
     const [hint] = diagnoseSignature(failure(compact, { now: compact.t - 400 }));
 
     // Assess
-    expect(hint).toContain('signed 400 s after --now');
+    expect(hint).toContain('signed 400 s (about 7 minutes) after --now');
+  });
+
+  it('reads long spans in days', () => {
+    // Act
+    const [hint] = diagnoseSignature(failure(compact, { now: compact.t + 3 * 86_400 }));
+
+    // Assess
+    expect(hint).toContain('signed 259200 s (about 3 days) before --now');
   });
 
   it('goes on to the mismatch causes when the clock is not the only problem', () => {
@@ -58,7 +66,7 @@ describe('Function: diagnoseSignature', () => {
 
     // Assess
     expect(hints[0]).toBe(
-      `t is 1000 s before --now, and even at --now ${newlineKey.t} the signature would not match:`,
+      `t is 1000 s (about 17 minutes) before --now, and even at --now ${newlineKey.t} the signature would not match:`,
     );
     expect(hints[1]).toMatch(/^the signature matches the key with surrounding whitespace/);
   });

@@ -1,5 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -42,4 +46,25 @@ export function runScript(
       }),
     );
   });
+}
+
+/**
+ * A temporary directory for the files a script reads (bodies, keys), created before the file's
+ * tests and removed after them. Call at module level.
+ *
+ * @returns a function that writes `content` to a new file there and resolves with its path
+ */
+export function scratchFiles(): (name: string, content: string) => Promise<string> {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'script-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  return async (name, content) => {
+    const path = join(dir, name);
+    await writeFile(path, content);
+    return path;
+  };
 }
