@@ -118,21 +118,29 @@ function pairMessages(
   let lost = 0;
   let matched = 0;
   let repeatedBodies = 0;
-  const extra = new Map<string, number>();
+  let extraCopies = 0;
+  const unanswered = new Map<string, number>();
   for (const digest of new Set([...queued.keys(), ...stored.keys()])) {
     const answered = queued.get(digest) ?? 0;
     const found = stored.get(digest) ?? 0;
     matched += Math.min(answered, found);
     if (answered > 1) repeatedBodies += 1;
     if (found < answered) lost += answered - found;
-    if (found > answered) {
+    if (found > answered && answered > 0) extraCopies += found - answered;
+    if (found > 0 && answered === 0) {
       const kind = kindOf.get(digest) ?? 'unknown (a body this run never sent)';
-      extra.set(kind, (extra.get(kind) ?? 0) + found - answered);
+      unanswered.set(kind, (unanswered.get(kind) ?? 0) + found);
     }
   }
   const problems: string[] = [];
   if (lost > 0) problems.push(`${lost} calls answered 200 queued have no message in the queue`);
-  for (const [kind, count] of extra) {
+  if (extraCopies > 0) {
+    // Seen when the receiver's SQS client times out on a send that SQS did store, and retries.
+    problems.push(
+      `${extraCopies} extra copies of calls answered 200 queued are in the queue (more messages than 200 queued answers for the same body)`,
+    );
+  }
+  for (const [kind, count] of unanswered) {
     problems.push(`${count} messages in the queue were never answered 200 queued (${kind})`);
   }
   return { problems, matched, repeatedBodies };

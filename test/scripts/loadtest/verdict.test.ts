@@ -75,6 +75,20 @@ describe('Function: judgeRun', () => {
     ]);
   });
 
+  it('reports extra copies of a body answered queued apart from messages nobody was promised', () => {
+    // Prepare
+    const run = passingRun();
+
+    // Act
+    const verdict = judgeRun({ ...run, messages: [...run.messages, message('b'), message('s')] });
+
+    // Assess
+    expect(verdict.problems).toEqual([
+      '1 extra copies of calls answered 200 queued are in the queue (more messages than 200 queued answers for the same body)',
+      '1 messages in the queue were never answered 200 queued (stale)',
+    ]);
+  });
+
   it('reports a message with a body the run never sent', () => {
     // Prepare
     const run = passingRun();
