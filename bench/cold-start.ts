@@ -1,0 +1,208 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BuildOptions, build } from 'esbuild';
+import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '../lib/webhook-receiver.js';
+import { percentile } from './percentile.js';
+import type { BenchSection, BenchTable } from './section.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RUNS = 15;
+
+/** The construct's options this bench knows how to hand to esbuild; any other one stops it. */
+const REPRODUCED_OPTIONS = new Set([
+  'format',
+  'mainFields',
+  'banner',
+  'minify',
+  'sourceMap',
+  'sourcesContent',
+  'bundleAwsSDK',
+  'target',
+]);
+
+/**
+ * The esbuild options `NodejsFunction` derives from its `bundling` props and runtime (platform
+ * node, target `node<major>` of the runtime, `index.mjs` for ESM), so the bench measures the bundle
+ * that is deployed. An option it cannot reproduce throws instead of measuring another bundle.
+ *
+ * @param bundling - the construct's bundling options (`LAMBDA_BUNDLING`)
+ * @param runtime - the functions' runtime
+ * @param outdir - directory the bundle is written to
+ * @throws {Error} for an option other than those listed in `REPRODUCED_OPTIONS`, or an SDK left
+ *   out of the bundle (it cannot be loaded outside Lambda)
+ */
+export function esbuildOptionsFor(
+  bundling: BundlingOptions,
+  runtime: Runtime,
+  outdir: string,
+): BuildOptions {
+  const unknown = Object.keys(bundling).filter((name) => !REPRODUCED_OPTIONS.has(name));
+  if (unknown.length > 0) {
+    throw new Error(`bench cannot reproduce the bundling option(s) ${unknown.join(', ')}`);
+  }
+  if (bundling.bundleAwsSDK !== true) {
+    throw new Error('bench loads bundles outside Lambda: bundleAwsSDK must be true');
+  }
+  const major = /^nodejs(\d+)/.exec(runtime.name)?.[1];
+  if (major === undefined) throw new Error(`${runtime.name} is not a Node.js runtime`);
+  const esm = bundling.format === OutputFormat.ESM;
+  return {
+    bundle: true,
+    platform: 'node',
+    target: bundling.target ?? `node${major}`,
+    format: esm ? 'esm' : 'cjs',
+    outfile: join(outdir, esm ? 'index.mjs' : 'index.js'),
+    minify: bundling.minify ?? false,
+    sourcemap: bundling.sourceMap ?? false,
+    sourcesContent: bundling.sourcesContent ?? true,
+    ...(bundling.mainFields === undefined ? {} : { mainFields: bundling.mainFields }),
+    ...(bundling.banner === undefined ? {} : { banner: { js: bundling.banner } }),
+    absWorkingDir: ROOT,
+    logLevel: 'warning',
+  };
+}
+
+/** The floor: a module that only loads the two SDK clients the receiver uses and builds them. */
+const FLOOR_SOURCE = `import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+export const clients = [new SQSClient({}), new SecretsManagerClient({})];
+`;
+
+interface Bundle {
+  readonly name: string;
+  readonly file: string;
+  readonly bytes: number;
+  readonly mapBytes: number;
+}
+
+async function bundle(
+  name: string,
+  entry: Pick<BuildOptions, 'entryPoints' | 'stdin'>,
+  dir: string,
+): Promise<Bundle> {
+  const options = esbuildOptionsFor(LAMBDA_BUNDLING, LAMBDA_RUNTIME, join(dir, name));
+  await build({ ...options, ...entry });
+  const file = options.outfile ?? '';
+  const [code, map] = await Promise.all([readFile(file), readFile(`${file}.map`).catch(() => '')]);
+  return { name, file, bytes: code.byteLength, mapBytes: map.length };
+}
+
+/**
+ * Environment of a fresh process that loads a bundle: what the receiver needs at cold start in
+ * AWS (SECRET_ID, so both SDK clients are built as in production) and nothing inherited.
+ */
+const LOAD_ENV = {
+  SECRET_ID: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:webhook-signing-key-AbCdEf',
+  QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-events',
+  AWS_REGION: 'us-east-1',
+  // The SDK warns once on Node < 22; Lambda runs Node 24, where the warning does not exist.
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
+/** Milliseconds to `import()` the bundle in a new `node` process: parse, link, evaluate. */
+async function loadTime(file: string, nodeOptions: readonly string[]): Promise<number> {
+  const url = JSON.stringify(pathToFileURL(file).href);
+  const loader = `const start = performance.now(); await import(${url}); process.stdout.write(String(performance.now() - start));`;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [...nodeOptions, '--input-type=module', '-e', loader],
+    { env: LOAD_ENV, timeout: 30_000 },
+  );
+  const ms = Number(stdout);
+  if (!Number.isFinite(ms)) throw new Error(`bench: the loader printed ${JSON.stringify(stdout)}`);
+  return ms;
+}
+
+/** The `cdk synth` asset in cdk.out with the same bytes, if there is one. */
+async function identicalCdkAsset(file: string): Promise<string | undefined> {
+  const code = await readFile(file);
+  const assets = await readdir(join(ROOT, 'cdk.out')).catch((): string[] => []);
+  for (const asset of assets.filter((name) => name.startsWith('asset.'))) {
+    const candidate = await readFile(join(ROOT, 'cdk.out', asset, 'index.mjs')).catch(() => null);
+    if (candidate?.equals(code)) return `cdk.out/${asset}/index.mjs`;
+  }
+  return undefined;
+}
+
+/** Deployed functions run with `NODE_OPTIONS=--enable-source-maps` (set by the construct). */
+const VARIANTS = [
+  { name: 'source maps', nodeOptions: ['--enable-source-maps'] },
+  { name: 'no source maps', nodeOptions: [] },
+] as const;
+
+const kib = (bytes: number): string => (bytes / 1024).toFixed(1);
+const ms = (value: number): string => value.toFixed(1);
+
+/** Bundle size and module-load time of the receiver against the bare-SDK floor. */
+export const coldStartSection: BenchSection = {
+  name: 'cold-start',
+  async run(): Promise<BenchTable> {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-cold-start-'));
+    try {
+      const receiver = await bundle(
+        'receiver',
+        { entryPoints: [join(ROOT, 'lambda/receiver/index.ts')] },
+        dir,
+      );
+      const floor = await bundle(
+        'floor',
+        {
+          stdin: { contents: FLOOR_SOURCE, resolveDir: ROOT, sourcefile: 'floor.ts', loader: 'ts' },
+        },
+        dir,
+      );
+      const bundles = [receiver, floor];
+      const times = bundles.map(() => VARIANTS.map((): number[] => []));
+      // Interleaved, one process at a time, so a busy moment on the machine hits every bundle.
+      for (let run = 0; run < RUNS; run++) {
+        for (const [b, target] of bundles.entries()) {
+          for (const [v, variant] of VARIANTS.entries()) {
+            times[b]?.[v]?.push(await loadTime(target.file, variant.nodeOptions));
+          }
+        }
+      }
+      const medians = times.map((perVariant) => perVariant.map((t) => percentile(t, 0.5)));
+      const [receiverMs = [], floorMs = []] = medians;
+      const ratios = VARIANTS.map(
+        (_, v) => (receiverMs[v] ?? Number.NaN) / (floorMs[v] ?? Number.NaN),
+      );
+      const asset = await identicalCdkAsset(receiver.file);
+      return {
+        title:
+          'Cold start: receiver bundle vs a bundle of only the SQS and Secrets Manager clients',
+        columns: [
+          'bundle',
+          'minified KiB',
+          'source map KiB',
+          ...VARIANTS.map((variant) => `load ms median (${variant.name})`),
+        ],
+        rows: [
+          ...bundles.map((b, index) => [
+            b.name === 'receiver'
+              ? 'receiver (lambda/receiver/index.ts)'
+              : 'floor (2 SDK clients built)',
+            kib(b.bytes),
+            kib(b.mapBytes),
+            ...(medians[index] ?? []).map(ms),
+          ]),
+          ['ratio receiver / floor', '', '', ...ratios.map((ratio) => ratio.toFixed(2))],
+        ],
+        notes: [
+          'Target: ratio <= 1.3 (with source maps, as deployed).',
+          `Both built by esbuild with the construct's own options (LAMBDA_BUNDLING, ${LAMBDA_RUNTIME.name}: ESM, minified, SDK bundled, banner, external source map)${asset ? `; the receiver bundle is byte-identical to the \`cdk synth\` asset ${asset}` : ''}.`,
+          `Load = \`await import(bundle)\` timed inside a fresh \`node\` process with SECRET_ID, QUEUE_URL and AWS_REGION set; median of ${RUNS} processes per cell, interleaved.`,
+          'Deployed functions run with NODE_OPTIONS=--enable-source-maps; the other column shows what reading the source map costs at load.',
+          `Measured on this machine's Node ${process.version}; Lambda runs Node 24 on arm64 with CPU in proportion to memory, so absolute times differ there: the ratio is the figure that carries over.`,
+        ],
+      };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
