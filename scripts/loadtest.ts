@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
-import { drainQueue } from './loadtest/drain-queue.js';
+import { type DrainedQueue, drainQueue } from './loadtest/drain-queue.js';
 import { type LocalProcess, startLocalProcess } from './loadtest/local-process.js';
 import { isRunBody, requestMix } from './loadtest/request-mix.js';
 import { runLoad } from './loadtest/run-load.js';
@@ -148,7 +148,7 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
     timeLimitMs: options.timeLimitSeconds * 1000,
   });
   const client = sqsClientFor(target.queueUrl, io.env);
-  let queue: Awaited<ReturnType<typeof drainQueue>>;
+  let queue: DrainedQueue;
   try {
     queue = await drainQueue({
       client,
