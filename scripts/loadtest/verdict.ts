@@ -23,7 +23,10 @@ export interface VerdictInput {
   /** Every message of this run found in the queue afterwards. */
   readonly messages: readonly DrainedMessage[];
   readonly expectations: Expectations;
-  /** A standard queue: every message carries `dedup_key`, the same for copies of one body. */
+  /**
+   * A standard queue: every message carries `dedup_key`, the same for copies of one body, and a
+   * body answered queued twice is stored twice. A FIFO queue stores it once.
+   */
   readonly standardQueue: boolean;
 }
 
@@ -42,7 +45,7 @@ export interface Verdict {
 /**
  * Checks a run against the contract: every answer is one the contract gives its kind, every 503
  * carries `Retry-After`, and the queue holds exactly one message per `queued` answer with the
- * identical body (a body answered `queued` twice, a replay, has two), and nothing else.
+ * identical body (on a standard queue a body answered `queued` twice, a replay, has two), and nothing else.
  *
  * @param input - answers, queue contents and expectations
  */
@@ -72,7 +75,7 @@ export function judgeRun(input: VerdictInput): Verdict {
   ).length;
   if (withoutRetryAfter > 0) problems.push(`${withoutRetryAfter} answers 503 without Retry-After`);
 
-  const pairing = pairMessages(input.results, input.messages);
+  const pairing = pairMessages(input.results, input.messages, input.standardQueue);
   problems.push(...pairing.problems);
   if (input.standardQueue) problems.push(...dedupKeyProblems(input.messages));
   return {
@@ -108,6 +111,7 @@ function tally<T>(items: readonly T[], key: (item: T) => string): Map<string, nu
 function pairMessages(
   results: readonly LoadResult[],
   messages: readonly DrainedMessage[],
+  standardQueue: boolean,
 ): { problems: string[]; matched: number; repeatedBodies: number } {
   const queued = tally(
     results.filter((result) => result.outcome === 'queued'),
@@ -121,10 +125,12 @@ function pairMessages(
   let extraCopies = 0;
   const unanswered = new Map<string, number>();
   for (const digest of new Set([...queued.keys(), ...stored.keys()])) {
-    const answered = queued.get(digest) ?? 0;
+    const timesQueued = queued.get(digest) ?? 0;
+    // A FIFO queue stores a body once however often it was answered queued (deduplication id).
+    const answered = standardQueue ? timesQueued : Math.min(timesQueued, 1);
     const found = stored.get(digest) ?? 0;
     matched += Math.min(answered, found);
-    if (answered > 1) repeatedBodies += 1;
+    if (timesQueued > 1) repeatedBodies += 1;
     if (found < answered) lost += answered - found;
     if (found > answered && answered > 0) extraCopies += found - answered;
     if (found > 0 && answered === 0) {

@@ -145,7 +145,7 @@ describe('Function: judgeRun', () => {
     ]);
   });
 
-  it('does not ask a FIFO queue for dedup_key attributes', () => {
+  it('expects a replayed body once on a FIFO queue, without dedup_key attributes', () => {
     // Prepare
     const run = passingRun();
 
@@ -153,7 +153,10 @@ describe('Function: judgeRun', () => {
     const verdict = judgeRun({
       ...run,
       standardQueue: false,
-      messages: run.messages.map(({ digest }) => ({ digest, dedupKey: undefined })),
+      messages: [
+        { digest: 'a', dedupKey: undefined },
+        { digest: 'b', dedupKey: undefined },
+      ],
     });
 
     // Assess
