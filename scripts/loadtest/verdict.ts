@@ -45,7 +45,8 @@ export interface Verdict {
 /**
  * Checks a run against the contract: every answer is one the contract gives its kind, every 503
  * carries `Retry-After`, and the queue holds exactly one message per `queued` answer with the
- * identical body (on a standard queue a body answered `queued` twice, a replay, has two), and nothing else.
+ * identical body (on a standard queue a body answered `queued` twice, a replay, has two), and
+ * nothing else.
  *
  * @param input - answers, queue contents and expectations
  */
