@@ -14,7 +14,7 @@ export interface LocalProcess {
   readonly key: string;
   /** The child's last lines of output, for diagnostics when something fails. */
   output(): string;
-  /** Stops the child with SIGINT (as Ctrl-C does), SIGKILL after 10 s; resolves with its exit code. */
+  /** Stops the child with SIGINT (as Ctrl-C does), SIGKILL after 10 s; resolves with its status. */
   stop(): Promise<number | null>;
 }
 
@@ -22,7 +22,7 @@ export interface LocalProcess {
 export interface LocalProcessOptions {
   /** The project directory, which holds `scripts/start.ts`. */
   readonly projectDir: string;
-  /** Environment to pass on; receiver and AWS settings are removed so the run is a clean first start. */
+  /** Environment to pass on, minus receiver and AWS settings: the run is a clean first start. */
   readonly env: NodeJS.ProcessEnv;
   /** Receiver settings for the child, e.g. `{ SIGNATURE_TOLERANCE_SECONDS: '300' }`. */
   readonly settings?: Readonly<Record<string, string>>;
@@ -33,7 +33,7 @@ export interface LocalProcessOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** Settings of the caller that must not leak into the child: it gets its own key, ports and queue. */
+/** Caller settings that must not leak into the child: it gets its own key, ports and queue. */
 const NOT_INHERITED = /^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/;
 
 /** Kept short: only the tail matters for diagnostics, and a 5,000-request run logs 5,000 lines. */

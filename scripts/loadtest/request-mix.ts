@@ -37,7 +37,7 @@ export interface RequestMixOptions {
   readonly count: number;
   /** The receiver's signing key. */
   readonly key: string;
-  /** Marks every body of this run (its `source` field), so the queue can be told apart from other traffic. */
+  /** Marks every body of this run (its `source` field), telling its messages from other traffic. */
   readonly runId: string;
   /** Seed of the mix's order and of the generated bookings: the same seed gives the same run. */
   readonly seed: number;
@@ -117,7 +117,7 @@ export function requestMix(options: RequestMixOptions): RequestSource & { kinds:
   };
 }
 
-/** The headers the booking service sends (spec 4.1), except `Content-Length`, which the client sets. */
+/** The headers the booking service sends (spec 4.1) but `Content-Length`, which the client sets. */
 export function webhookHeaders(signature: string): Record<string, string> {
   return { 'content-type': 'application/json', 'service-signature': signature };
 }

@@ -23,7 +23,7 @@ const SECRET_ID = 'webhook/signing-key';
 const OLD_KEY = 'sm-key-old-3f0a';
 const NEW_KEY = 'sm-key-new-b71d';
 const CALLS = 1000;
-/** The test clock moves this far per call built: 1,000 calls span 500 s, crossing the 60 s cache eight times. */
+/** Test clock seconds per call built: 1,000 calls span 500 s, crossing the 60 s cache 8 times. */
 const SECONDS_PER_CALL = 0.5;
 /**
  * The receiver picks a rotation up at its next cache expiry or on the first mismatch 30 s after

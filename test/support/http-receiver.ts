@@ -20,7 +20,7 @@ export interface HttpReceiverOptions {
   readonly sqs: LocalSqs;
   /** A new queue's name; ending in `.fifo` makes a FIFO queue. */
   readonly queueName: string;
-  /** Receiver settings besides `QUEUE_URL` (a key source is required: `WEBHOOK_SECRET` or `SECRET_ID`). */
+  /** Receiver settings but `QUEUE_URL`; `WEBHOOK_SECRET` or `SECRET_ID` is required. */
   readonly env: Environment;
   /** Clients and clock; the SQS client defaults to the local server's. */
   readonly dependencies?: HandlerDependencies;
