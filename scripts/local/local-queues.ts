@@ -15,7 +15,7 @@ export const DEFAULT_LOCAL_SQS_PORT = 9324;
 export const MAX_RECEIVE_COUNT = 5;
 
 /** SQS's largest message (1 MiB), as the deployed queues use: a body at MAX_BODY_BYTES plus attributes fits. */
-const MAX_MESSAGE_SIZE = String(1024 * 1024);
+const MAX_MESSAGE_SIZE = 1024 * 1024;
 
 /** Cosmetic account id that appears in local queue URLs and ARNs. */
 const LOCAL_ACCOUNT_ID = '123456789012';
