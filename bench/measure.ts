@@ -4,28 +4,40 @@ export type Operation = () => unknown;
 /** How a comparison is sampled. */
 export interface SamplingOptions {
   /**
-   * Number of timed batches per operation; the median batch is reported.
-   * @default 41
+   * Number of timed batches per operation.
+   * @default 101
    */
   readonly batches?: number;
   /**
    * Roughly how long one batch should last; the batch size is calibrated to it.
-   * @default 5_000_000 (5 ms)
+   * @default 2_000_000 (2 ms)
    */
   readonly batchNanoseconds?: number;
 }
 
+/** The outcome of {@link compareOperations}. */
+export interface Comparison {
+  /** Median nanoseconds per call of each operation, in the order given. */
+  readonly medianNanoseconds: readonly number[];
+  /**
+   * For each operation, the median over batches of its time per call divided by the first
+   * operation's in the batch run just before it: a ratio that noise outside the process, which
+   * slows both batches of a pair alike, leaves mostly unchanged.
+   */
+  readonly medianRatioToFirst: readonly number[];
+}
+
 /**
- * Median nanoseconds per call of each operation. Batches of the operations are interleaved
- * (a, b, a, b, ...) so that frequency scaling or a noisy neighbour slows every operation alike,
- * which keeps their ratio meaningful on a shared 2-core machine.
+ * Times operations in interleaved batches (a, b, a, b, ...), so that frequency scaling or a noisy
+ * neighbour on a shared 2-core machine slows every operation alike, and reports both the median
+ * cost of each and its median batch-by-batch ratio to the first (the baseline).
  */
-export function medianNanosecondsPerCall(
+export function compareOperations(
   operations: readonly Operation[],
   options: SamplingOptions = {},
-): number[] {
-  const batches = options.batches ?? 41;
-  const batchNanoseconds = options.batchNanoseconds ?? 5_000_000;
+): Comparison {
+  const batches = options.batches ?? 101;
+  const batchNanoseconds = options.batchNanoseconds ?? 2_000_000;
   const sizes = operations.map((operation) => calibrate(operation, batchNanoseconds));
   const samples = operations.map((): number[] => []);
   for (let batch = 0; batch < batches; batch++) {
@@ -34,7 +46,13 @@ export function medianNanosecondsPerCall(
       samples[index]?.push(timeBatch(operation, size) / size);
     });
   }
-  return samples.map(median);
+  const [baseline = []] = samples;
+  return {
+    medianNanoseconds: samples.map(median),
+    medianRatioToFirst: samples.map((series) =>
+      median(series.map((nanoseconds, batch) => nanoseconds / (baseline[batch] ?? Number.NaN))),
+    ),
+  };
 }
 
 function calibrate(operation: Operation, batchNanoseconds: number): number {

@@ -1,7 +1,7 @@
 /** Outcome of {@link squashJson}. */
 export type SquashResult = { ok: true; text: string } | { ok: false };
 
-// Character codes the tokenizer compares against (charCodeAt is the fastest way to walk a string).
+// Character codes the tokenizer compares against.
 const TAB = 0x09;
 const LF = 0x0a;
 const CR = 0x0d;
@@ -33,9 +33,10 @@ const LOWER_U = 0x75;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-// Control characters other than JSON whitespace (tab, LF, CR) may appear nowhere in JSON text.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point.
-const STRAY_CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+// The longest run of string characters that need no attention: anything but the closing quote,
+// the start of an escape, or a control character (which JSON forbids raw inside strings).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stopping at raw control characters is the point.
+const PLAIN_STRING_RUN = /[^"\\\u0000-\u001f]*/y;
 
 /**
  * Removes the whitespace between JSON tokens (space, tab, CR, LF) and keeps everything else
@@ -64,11 +65,9 @@ export function squashJson(text: string): SquashResult {
  * proportional to the depth and never overflow the call stack.
  *
  * Walking every character in JavaScript costs more than the HMAC itself, so string contents,
- * which are most of a body, are crossed with native `indexOf` searches rather than character by
- * character. Each search result is kept until the scan passes it: a body costs one search per
- * string, one per escape and, for the raw tab/LF/CR check, one per line of a pretty body (whose
- * line breaks lie outside strings). Other control characters are invalid anywhere, so one regular
- * expression over the whole text rules them out first.
+ * which are most of a body, are crossed by one native regular-expression match per run of plain
+ * characters (a string without escapes is one match); only the characters between strings and
+ * the escapes are looked at one by one.
  */
 class Squasher {
   private readonly text: string;
@@ -76,12 +75,6 @@ class Squasher {
   // Text before `keptFrom` is already squashed into `head`; -1 until whitespace is first dropped.
   private head = '';
   private keptFrom = -1;
-  // Next position of each character at or after the scan: -1 = not searched yet, Infinity = none.
-  private nextQuote = -1;
-  private nextBackslash = -1;
-  private nextLineFeed = -1;
-  private nextCarriageReturn = -1;
-  private nextTab = -1;
 
   constructor(text: string) {
     this.text = text;
@@ -94,7 +87,6 @@ class Squasher {
 
   /** Reads exactly one value and then the end of the text; false when the text is not that. */
   readDocument(): boolean {
-    if (STRAY_CONTROL_CHARACTER.test(this.text)) return false;
     const closers: number[] = [];
     for (;;) {
       // A value starts here.
@@ -154,22 +146,17 @@ class Squasher {
     const text = this.text;
     let i = this.position + 1;
     for (;;) {
-      if (this.nextQuote < i) this.nextQuote = orInfinity(text.indexOf('"', i));
-      if (this.nextBackslash < i) this.nextBackslash = orInfinity(text.indexOf('\\', i));
-      // Tab, LF and CR separate tokens but may not appear raw inside a string.
-      if (this.nextLineFeed < i) this.nextLineFeed = orInfinity(text.indexOf('\n', i));
-      if (this.nextCarriageReturn < i) this.nextCarriageReturn = orInfinity(text.indexOf('\r', i));
-      if (this.nextTab < i) this.nextTab = orInfinity(text.indexOf('\t', i));
-      const quote = this.nextQuote;
-      const backslash = this.nextBackslash;
-      const whitespace = Math.min(this.nextLineFeed, this.nextCarriageReturn, this.nextTab);
-      if (whitespace < Math.min(quote, backslash)) return false;
-      if (quote < backslash) {
-        this.position = quote + 1;
+      PLAIN_STRING_RUN.lastIndex = i;
+      PLAIN_STRING_RUN.test(text);
+      const stop = PLAIN_STRING_RUN.lastIndex;
+      const code = text.charCodeAt(stop);
+      if (code === QUOTE) {
+        this.position = stop + 1;
         return true;
       }
-      // An escape comes first (when neither is found, both are Infinity and this fails too).
-      i = escapeEnd(text, backslash);
+      // Anything else than an escape here is a raw control character or the end of the text.
+      if (code !== BACKSLASH) return false;
+      i = escapeEnd(text, stop);
       if (i === -1) return false;
     }
   }
@@ -194,13 +181,8 @@ class Squasher {
   }
 }
 
-function orInfinity(index: number): number {
-  return index === -1 ? Number.POSITIVE_INFINITY : index;
-}
-
 /** Index after the escape whose backslash is at `backslash`, or -1 when it is not a JSON escape. */
 function escapeEnd(text: string, backslash: number): number {
-  if (backslash === Number.POSITIVE_INFINITY) return -1;
   const escaped = text.charCodeAt(backslash + 1);
   if (escaped === LOWER_U) return isHex4(text, backslash + 2) ? backslash + 6 : -1;
   return isSingleCharacterEscape(escaped) ? backslash + 2 : -1;
