@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { coldStartSection } from './cold-start.js';
 import { costSection } from './cost.js';
@@ -17,11 +17,35 @@ const SECTIONS: readonly BenchSection[] = [
   costSection,
 ];
 const RESULTS_FILE = new URL('./results.md', import.meta.url);
+const MACHINE = `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}`;
+
+// Each section's block in results.md starts with this line, so running some sections
+// (`npm run bench -- verify`) replaces their blocks and keeps the others' last results.
+function sectionMarker(name: string): string {
+  return `<!-- bench section: ${name} -->`;
+}
+
+async function previousBlocks(): Promise<Map<string, string>> {
+  const text = await readFile(RESULTS_FILE, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  });
+  const blocks = new Map<string, string>();
+  for (const [, name = '', body = ''] of text.matchAll(
+    /<!-- bench section: (\S+) -->\n([\s\S]*?)(?=<!-- bench section: |$)/g,
+  )) {
+    blocks.set(name, `${sectionMarker(name)}\n${body.trimEnd()}`);
+  }
+  return blocks;
+}
 
 function toMarkdown(table: BenchTable): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  const measured = `Measured on ${new Date().toISOString().slice(0, 10)}, ${MACHINE}.`;
   return [
     `## ${table.title}`,
+    '',
+    measured,
     '',
     line(table.columns),
     line(table.columns.map(() => '---')),
@@ -48,13 +72,15 @@ if (selected.length === 0) {
   );
   process.exit(2);
 }
-const tables: BenchTable[] = [];
+const blocks = await previousBlocks();
 for (const section of selected) {
   const table = await section.run();
   process.stdout.write(`${toConsole(table)}\n`);
-  tables.push(table);
+  blocks.set(section.name, `${sectionMarker(section.name)}\n${toMarkdown(table)}`);
 }
-const machine = `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}`;
-const header = `# Benchmark results\n\nMeasured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, ${machine}.\n`;
-await writeFile(RESULTS_FILE, `${[header, ...tables.map(toMarkdown)].join('\n')}\n`);
-process.stdout.write(`Written to bench/results.md\n`);
+const header = `# Benchmark results\n\nWritten by \`npm run bench\`; each section says when and where it was measured.`;
+const kept = SECTIONS.flatMap((section) => blocks.get(section.name) ?? []);
+await writeFile(RESULTS_FILE, `${[header, ...kept].join('\n\n')}\n`);
+process.stdout.write(
+  `Written to bench/results.md (${selected.map((s) => s.name).join(', ')}; ${MACHINE})\n`,
+);
