@@ -228,11 +228,11 @@ export const coldStartSection: BenchSection = {
           ],
         ],
         notes: [
-          'Target: ratio <= 1.3 for the load time with source maps, as deployed. On a shared machine the wall-time median moves by 0.1-0.2 between runs; the CPU-time ratio beside it is the steadier reading.',
+          'Target: ratio <= 1.3 for the load time with source maps, as deployed. On this shared 2-core machine the wall-time ratio moved by up to 0.3 between runs; the CPU-time ratio beside it is the steadier reading.',
           `Both built by esbuild with the construct's own options (LAMBDA_BUNDLING, ${LAMBDA_RUNTIME.name}: ESM, minified, SDK bundled, banner, external source map)${asset ? `; the receiver bundle is byte-identical to the \`cdk synth\` asset ${asset}` : ''}.`,
           `Load = \`await import(bundle)\` timed inside a fresh \`node\` process with SECRET_ID, QUEUE_URL and AWS_REGION set; median of ${RUNS} processes per cell, the cells in a new random order each round.`,
           'Deployed functions run with NODE_OPTIONS=--enable-source-maps; the columns without show what reading the source map costs at load.',
-          `Measured on this machine's Node ${process.version}; Lambda runs Node 24 on arm64 with CPU in proportion to memory, so absolute times differ there: the ratio is the figure that carries over.`,
+          'Lambda runs Node 24 on arm64 with CPU in proportion to memory, so absolute times differ there: the ratio is the figure that carries over.',
         ],
       };
     } finally {
