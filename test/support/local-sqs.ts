@@ -35,10 +35,12 @@ export interface LocalSqs {
    */
   receiveAll(queueUrl: string, options?: { readonly count?: number }): Promise<Message[]>;
   /**
-   * `ApproximateNumberOfMessages` of the queue: exact on the embedded server, where it also counts
-   * messages received before (still invisible), so it is the queue's total there.
+   * How many messages the queue holds: `ApproximateNumberOfMessages` plus
+   * `ApproximateNumberOfMessagesDelayed`. Exact on the embedded server, where the first also
+   * counts received (invisible) messages and a message just sent counts as delayed until a 0 ms
+   * timer has run.
    */
-  visibleCount(queueUrl: string): Promise<number>;
+  messageCount(queueUrl: string): Promise<number>;
   /** Stops the server. */
   close(): Promise<void>;
 }
@@ -89,14 +91,17 @@ export async function startLocalSqs(): Promise<LocalSqs> {
       }
       return messages;
     },
-    async visibleCount(queueUrl) {
+    async messageCount(queueUrl) {
       const { Attributes } = await client.send(
         new GetQueueAttributesCommand({
           QueueUrl: queueUrl,
-          AttributeNames: ['ApproximateNumberOfMessages'],
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'],
         }),
       );
-      return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+      return (
+        Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+        Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
+      );
     },
     close: () =>
       new Promise((resolve, reject) => {

@@ -11,7 +11,7 @@ export interface ReceiverUnderTest {
   /** Invokes the handler with a fresh Lambda context. */
   invoke(event: ApiGatewayEvent): Promise<ApiGatewayResponse>;
   /**
-   * Bodies of every message on the queue. Call once, after the invocations: it counts the visible
+   * Bodies of every message on the queue. Call once, after the invocations: it counts the
    * messages and then receives exactly that many (they stay invisible for five minutes).
    */
   queuedBodies(): Promise<(string | undefined)[]>;
@@ -40,7 +40,7 @@ export async function receiverOnNewQueue(
     queueUrl,
     invoke: (event) => handler(event, lambdaContext()),
     async queuedBodies() {
-      const count = await sqs.visibleCount(queueUrl);
+      const count = await sqs.messageCount(queueUrl);
       if (count === 0) return [];
       return (await sqs.receiveAll(queueUrl, { count })).map((message) => message.Body);
     },
