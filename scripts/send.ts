@@ -4,12 +4,12 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { readFileOption } from './lib/cli-options.js';
 import { buildBookingPayload } from './local/booking-payload.js';
 import { DOTENV_FILE, findWebhookSecret } from './local/dotenv.js';
 import { DEFAULT_PORT, portFrom } from './local/start-config.js';
@@ -166,7 +166,8 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
   if (!isHttpUrl(url)) {
     throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
   }
-  const fileBody = values.file === undefined ? undefined : await readPayload(values.file, io.cwd);
+  const fileBody =
+    values.file === undefined ? undefined : await readFileOption('--file', values.file, io.cwd);
   return {
     url,
     file: values.file,
@@ -175,16 +176,6 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
     count,
     secretId: values['secret-id'],
   };
-}
-
-async function readPayload(file: string, cwd: string): Promise<Buffer> {
-  try {
-    return await readFile(resolve(cwd, file));
-  } catch (error) {
-    throw new UsageError(
-      `cannot read --file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
 }
 
 function withEvent(event: string | undefined): { event?: string } {
