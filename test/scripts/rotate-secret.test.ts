@@ -16,98 +16,35 @@ import {
   main,
   RotationError,
 } from '../../scripts/rotate-secret.js';
+import { FakeSecretStore, serveSecretStore } from '../support/secret-store.js';
 import { runTool, type ToolRun } from './local/run-tool.js';
 
 const SECRET_ID = 'webhook-signing-key';
 
-/**
- * A Secrets Manager stand-in with the staging-label rules the real service enforces: one version
- * per label; moving AWSCURRENT moves AWSPREVIOUS to the version it left; moving a label attached
- * elsewhere without naming that version in RemoveFromVersionId is refused; unlabelled versions
- * are not listed.
- */
-class FakeSecret {
-  readonly versions = new Map<string, { value: string; stages: Set<string>; created: Date }>();
-  #next = 1;
-
-  put(value: string, stages?: readonly string[]): string {
-    const id = `v${this.#next}`;
-    const created = new Date(Date.UTC(2026, 0, this.#next));
-    this.#next += 1;
-    this.versions.set(id, { value, stages: new Set(), created });
-    if (stages === undefined || this.holder('AWSCURRENT') === undefined) {
-      this.move('AWSCURRENT', id, this.holder('AWSCURRENT'));
-    }
-    for (const stage of stages ?? []) this.move(stage, id, this.holder(stage));
-    return id;
-  }
-
-  update(stage: string, moveTo: string | undefined, removeFrom: string | undefined): void {
-    const holder = this.holder(stage);
-    if (moveTo === undefined) {
-      if (removeFrom === undefined || holder !== removeFrom) {
-        throw Object.assign(new Error(`${stage} is not attached to ${removeFrom}`), {
-          name: 'InvalidParameterException',
-        });
-      }
-      this.versions.get(removeFrom)?.stages.delete(stage);
-      return;
-    }
-    if (holder !== undefined && holder !== moveTo && holder !== removeFrom) {
-      throw Object.assign(
-        new Error(`${stage} is attached to ${holder}: name it in RemoveFromVersionId`),
-        {
-          name: 'InvalidParameterException',
-        },
-      );
-    }
-    this.move(stage, moveTo, holder);
-  }
-
-  stagesOf(): Record<string, string[]> {
-    return Object.fromEntries(
-      [...this.versions]
-        .filter(([, version]) => version.stages.size > 0)
-        .map(([id, version]) => [id, [...version.stages].sort()]),
-    );
-  }
-
-  private holder(stage: string): string | undefined {
-    return [...this.versions].find(([, version]) => version.stages.has(stage))?.[0];
-  }
-
-  private move(stage: string, to: string, from: string | undefined): void {
-    if (from !== undefined) this.versions.get(from)?.stages.delete(stage);
-    this.versions.get(to)?.stages.add(stage);
-    if (stage === 'AWSCURRENT' && from !== undefined && from !== to) {
-      this.move('AWSPREVIOUS', from, this.holder('AWSPREVIOUS'));
-    }
-  }
-}
-
 const secretsManager = mockClient(SecretsManagerClient);
-let secret: FakeSecret;
+let secret: FakeSecretStore;
 
 beforeEach(() => {
-  secret = new FakeSecret();
+  let day = 0;
+  secret = new FakeSecretStore(() => new Date(Date.UTC(2026, 0, ++day)));
   secretsManager.reset();
-  secretsManager.on(PutSecretValueCommand).callsFake((input) => ({
-    VersionId: secret.put(input.SecretString, input.VersionStages),
-  }));
-  secretsManager.on(UpdateSecretVersionStageCommand).callsFake((input) => {
-    secret.update(input.VersionStage, input.MoveToVersionId, input.RemoveFromVersionId);
-    return {};
-  });
-  secretsManager.on(ListSecretVersionIdsCommand).callsFake(() => ({
-    Versions: [...secret.versions]
-      .filter(([, version]) => version.stages.size > 0)
-      .map(([id, version]) => ({
-        VersionId: id,
-        VersionStages: [...version.stages],
-        CreatedDate: version.created,
-      })),
-  }));
+  serveSecretStore(secretsManager, secret);
 });
+
+/** Version id -> its staging labels (sorted), for every version that still has one. */
+function stagesOf(): Record<string, string[]> {
+  return Object.fromEntries(
+    secret
+      .versions()
+      .filter((version) => version.stages.length > 0)
+      .map((version) => [version.versionId, [...version.stages].sort()]),
+  );
+}
+
+/** The key stored in version `versionId`. */
+function keyIn(versionId: string): string | undefined {
+  return secret.versions().find((version) => version.versionId === versionId)?.value;
+}
 
 const client = (): SecretsManagerClient => new SecretsManagerClient({ region: 'eu-west-1' });
 
@@ -120,9 +57,9 @@ describe('Function: applyRotation', () => {
     const summary = await applyRotation(client(), SECRET_ID, { kind: 'put', key: 'new-key' });
 
     // Assess
-    expect(secret.stagesOf()).toEqual({ v1: ['AWSPREVIOUS'], v2: ['AWSCURRENT'] });
-    expect(secret.versions.get('v2')?.value).toBe('new-key');
-    expect(summary).toContain('v2');
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSPREVIOUS'], 'version-2': ['AWSCURRENT'] });
+    expect(keyIn('version-2')).toBe('new-key');
+    expect(summary).toContain('version-2');
   });
 
   it('stages a key as AWSPENDING without touching AWSCURRENT', async () => {
@@ -133,8 +70,8 @@ describe('Function: applyRotation', () => {
     await applyRotation(client(), SECRET_ID, { kind: 'stage', key: 'next-key' });
 
     // Assess
-    expect(secret.stagesOf()).toEqual({ v1: ['AWSCURRENT'], v2: ['AWSPENDING'] });
-    expect(secret.versions.get('v2')?.value).toBe('next-key');
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSCURRENT'], 'version-2': ['AWSPENDING'] });
+    expect(keyIn('version-2')).toBe('next-key');
   });
 
   it('promotes the pending key to AWSCURRENT, the old current to AWSPREVIOUS, and drops AWSPENDING', async () => {
@@ -147,7 +84,7 @@ describe('Function: applyRotation', () => {
     await applyRotation(client(), SECRET_ID, { kind: 'promote' });
 
     // Assess
-    expect(secret.stagesOf()).toEqual({ v2: ['AWSPREVIOUS'], v3: ['AWSCURRENT'] });
+    expect(stagesOf()).toEqual({ 'version-2': ['AWSPREVIOUS'], 'version-3': ['AWSCURRENT'] });
   });
 
   it('labels the new key at every step of a promotion (AWSCURRENT added before AWSPENDING is removed)', async () => {
@@ -173,7 +110,7 @@ describe('Function: applyRotation', () => {
     await applyRotation(client(), SECRET_ID, { kind: 'promote' });
 
     // Assess
-    expect(secret.stagesOf()).toEqual({ v1: ['AWSCURRENT'] });
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSCURRENT'] });
   });
 
   it('rejects a promotion when no version is AWSPENDING, changing nothing', async () => {
@@ -187,7 +124,7 @@ describe('Function: applyRotation', () => {
     await expect(promoted).rejects.toBeInstanceOf(RotationError);
     await expect(promoted).rejects.toThrow('--stage KEYFILE');
     expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
-    expect(secret.stagesOf()).toEqual({ v1: ['AWSCURRENT'] });
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSCURRENT'] });
   });
 
   it('revokes the previous key by removing its AWSPREVIOUS label', async () => {
@@ -199,7 +136,7 @@ describe('Function: applyRotation', () => {
     await applyRotation(client(), SECRET_ID, { kind: 'revoke-previous' });
 
     // Assess
-    expect(secret.stagesOf()).toEqual({ v2: ['AWSCURRENT'] });
+    expect(stagesOf()).toEqual({ 'version-2': ['AWSCURRENT'] });
   });
 
   it('changes nothing and says so when there is no previous key to revoke', async () => {
@@ -286,9 +223,9 @@ describe('Function: main (rotate-secret)', () => {
 
     // Assess
     expect(result.status).toBe(0);
-    expect(secret.versions.get('v2')?.value).toBe('new-key');
+    expect(keyIn('version-2')).toBe('new-key');
     expect(result.out[1]).toMatch(
-      /^Versions of webhook-signing-key:\n {2}v2 {2}AWSCURRENT {2}created \S+\n {2}v1 {2}AWSPREVIOUS {2}created \S+$/,
+      /^Versions of webhook-signing-key:\n {2}version-2 {2}AWSCURRENT {2}created \S+\n {2}version-1 {2}AWSPREVIOUS {2}created \S+$/,
     );
   });
 
@@ -301,8 +238,8 @@ describe('Function: main (rotate-secret)', () => {
 
     // Assess
     expect(result.status).toBe(0);
-    expect(secret.versions.get('v2')?.value).toBe('piped-key');
-    expect(secret.stagesOf()).toEqual({ v1: ['AWSCURRENT'], v2: ['AWSPENDING'] });
+    expect(keyIn('version-2')).toBe('piped-key');
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSCURRENT'], 'version-2': ['AWSPENDING'] });
   });
 
   it('exits 1 with the reason when there is nothing to promote', async () => {
