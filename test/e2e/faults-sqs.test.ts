@@ -7,10 +7,11 @@ import { drainQueue } from '../../scripts/loadtest/drain-queue.js';
 import { isRunBody, requestMix } from '../../scripts/loadtest/request-mix.js';
 import { type LoadResult, runLoad } from '../../scripts/loadtest/run-load.js';
 import { CONTRACT, judgeRun } from '../../scripts/loadtest/verdict.js';
-import { type LocalReceiver, startLocalReceiver } from '../../scripts/local/local-receiver.js';
+import type { LocalReceiver } from '../../scripts/local/local-receiver.js';
 import { sqsClientFor } from '../../scripts/local/sqs-client.js';
 import { answerWatch } from '../support/answer-watch.js';
 import { captureOutput } from '../support/capture-output.js';
+import { startLocalReceiverInProcess } from '../support/local-receiver.js';
 
 const KEY = 'whsec-faults-sqs-7d2c';
 const RUN_ID = 'faults-sqs';
@@ -22,7 +23,7 @@ const needsQueue = (result: LoadResult): boolean =>
 
 // In-process rather than `npm start` as a child: the outage is the embedded queue's listener
 // stopping and starting again with its messages kept, and only this process holds that listener.
-// startLocalReceiver is exactly what scripts/start.ts runs, so the wiring under test is the same.
+// The receiver is startLocalReceiver, exactly what scripts/start.ts runs: same wiring under test.
 // The timeout is generous: several hundred calls on two cores shared with the rest of npm test.
 describe('Fault: SQS unreachable for a window of a load run (local receiver wiring)', {
   timeout: 60_000,
@@ -32,17 +33,7 @@ describe('Fault: SQS unreachable for a window of a load run (local receiver wiri
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'faults-sqs-'));
-    process.env.WEBHOOK_SECRET = KEY;
-    receiver = await startLocalReceiver({
-      port: 0,
-      host: '127.0.0.1',
-      localSqsPort: 0,
-      env: process.env,
-      dotEnvPath: join(dir, '.env'),
-      onHandlerError: (error) => {
-        throw error;
-      },
-    });
+    receiver = await startLocalReceiverInProcess(KEY, dir);
   });
   afterAll(async () => {
     await receiver.close();

@@ -5,9 +5,10 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type LocalReceiver, startLocalReceiver } from '../../scripts/local/local-receiver.js';
+import type { LocalReceiver } from '../../scripts/local/local-receiver.js';
 import { sqsClientFor } from '../../scripts/local/sqs-client.js';
 import { main } from '../../scripts/send.js';
+import { startLocalReceiverInProcess } from '../support/local-receiver.js';
 import { runTool, type ToolRun } from './local/run-tool.js';
 
 const KEY = 'whsec-send-test-key';
@@ -18,18 +19,8 @@ let sqs: SQSClient;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'send-'));
-  process.env.WEBHOOK_SECRET = KEY;
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-  receiver = await startLocalReceiver({
-    port: 0,
-    host: '127.0.0.1',
-    localSqsPort: 0,
-    env: process.env,
-    dotEnvPath: join(dir, '.env'),
-    onHandlerError: (error) => {
-      throw error;
-    },
-  });
+  receiver = await startLocalReceiverInProcess(KEY, dir);
   sqs = sqsClientFor(receiver.queues.queueUrl);
 });
 

@@ -1,0 +1,26 @@
+import { join } from 'node:path';
+import { type LocalReceiver, startLocalReceiver } from '../../scripts/local/local-receiver.js';
+
+/**
+ * Starts what `npm start` runs (`startLocalReceiver`: the embedded queue, then the production
+ * handler behind HTTP), in this process and on free ports of 127.0.0.1, for tests that need a
+ * hold on it a child process would not give (its queue's listener, the handler's logs). Like
+ * `npm start` it fills in `process.env` (WEBHOOK_SECRET, QUEUE_URL, ...), which the handler reads
+ * at cold start. A handler error is rethrown, so it fails the run instead of becoming a 502.
+ *
+ * @param key - the signing key, set as `WEBHOOK_SECRET`
+ * @param dir - a directory of the test's own, where the receiver looks for `.env`
+ */
+export function startLocalReceiverInProcess(key: string, dir: string): Promise<LocalReceiver> {
+  process.env.WEBHOOK_SECRET = key;
+  return startLocalReceiver({
+    port: 0,
+    host: '127.0.0.1',
+    localSqsPort: 0,
+    env: process.env,
+    dotEnvPath: join(dir, '.env'),
+    onHandlerError: (error) => {
+      throw error;
+    },
+  });
+}
