@@ -49,11 +49,11 @@ describe('Function: handler (log safety)', () => {
   }
 
   /** A receiver reading {@link KEY} from Secrets Manager, as deployed. */
-  function receiver(options: { forwardEvents?: string; dependencies?: HandlerDependencies } = {}) {
+  function receiver(dependencies: HandlerDependencies = {}) {
     return receiverOnNewQueue(
       sqs(),
-      { SECRET_ID: 'webhook/signing-key', FORWARD_EVENTS: options.forwardEvents ?? 'event_booked' },
-      { secretsManagerClient: secretsManager().client, now, ...options.dependencies },
+      { SECRET_ID: 'webhook/signing-key', FORWARD_EVENTS: 'event_booked' },
+      { secretsManagerClient: secretsManager().client, now, ...dependencies },
     );
   }
 
@@ -100,6 +100,23 @@ describe('Function: handler (log safety)', () => {
         }
       },
     );
+  });
+
+  it('writes a verified event type with line breaks and a JSON fragment as one string field', async () => {
+    // Prepare
+    const { invoke } = await receiver();
+    const text = `a\nb\r\nc\u2028d","level":"ERROR","message":"${FORGED_MARKER}`;
+
+    // Act
+    const response = await invoke(API_GATEWAY_FLAVOURS[0].event(signed({ event: text })));
+
+    // Assess
+    expect(JSON.parse(response.body)).toEqual({ status: 'ignored' });
+    const written = readWrittenLines(output.text());
+    expect(written.problems).toEqual([]);
+    expect(written.logs).toEqual([
+      expect.objectContaining({ level: 'INFO', outcome: 'ignored', event_type: text }),
+    ]);
   });
 
   describe('never writes the key, the name, the e-mail, the body or a digest', () => {
@@ -149,7 +166,7 @@ describe('Function: handler (log safety)', () => {
         endpoint: await refusingEndpoint(),
         maxAttempts: 1,
       });
-      const { invoke } = await receiver({ dependencies: { sqsClient } });
+      const { invoke } = await receiver({ sqsClient });
 
       // Act
       const response = await invoke(
@@ -169,11 +186,9 @@ describe('Function: handler (log safety)', () => {
       // Prepare
       const failing = secretsManager();
       failing.mock.on(DescribeSecretCommand).rejects(accessDenied());
-      const coldStart = await receiver({
-        dependencies: { secretsManagerClient: failing.client },
-      });
+      const coldStart = await receiver({ secretsManagerClient: failing.client });
       const reloading = secretsManager();
-      const warm = await receiver({ dependencies: { secretsManagerClient: reloading.client } });
+      const warm = await receiver({ secretsManagerClient: reloading.client });
       const call = () =>
         API_GATEWAY_FLAVOURS[1].event(
           signedCall(PRETTY_BOOKING, { key: KEY, timestamp: clockSeconds }),
