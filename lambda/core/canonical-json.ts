@@ -11,32 +11,75 @@ const PLUS = 0x2b;
 const COMMA = 0x2c;
 const MINUS = 0x2d;
 const DOT = 0x2e;
-const SLASH = 0x2f;
 const DIGIT_0 = 0x30;
 const DIGIT_1 = 0x31;
 const DIGIT_9 = 0x39;
 const COLON = 0x3a;
-const UPPER_A = 0x41;
 const UPPER_E = 0x45;
-const UPPER_F = 0x46;
 const OPEN_BRACKET = 0x5b;
 const BACKSLASH = 0x5c;
 const CLOSE_BRACKET = 0x5d;
-const LOWER_A = 0x61;
-const LOWER_B = 0x62;
 const LOWER_E = 0x65;
 const LOWER_F = 0x66;
-const LOWER_N = 0x6e;
-const LOWER_R = 0x72;
 const LOWER_T = 0x74;
-const LOWER_U = 0x75;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-// The longest run of string characters that need no attention: anything but the closing quote,
-// the start of an escape, or a control character (which JSON forbids raw inside strings).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stopping at raw control characters is the point.
-const PLAIN_STRING_RUN = /[^"\\\u0000-\u001f]*/y;
+// The inside of a string up to its closing quote: runs of characters other than the quote, a
+// backslash or a control character (which JSON forbids raw inside strings), between valid
+// escapes. Written as runs between escapes, so there is only one way to match a text and a
+// failed match backtracks linearly. The escapes per match are bounded so that the engine's
+// backtracking stack stays small whatever the input; a string with more is matched in parts.
+const STRING_CONTENT = String.raw`[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*){0,1024}`;
+const STRING_CONTENT_RUN = new RegExp(STRING_CONTENT, 'y');
+
+// Two native shortcuts run before the tokenizer, for texts up to COMPACT_MAX_LENGTH characters.
+// Beyond that length they are skipped: the regular-expression engine's backtracking stack grows
+// with the number of tokens and would overflow (a RangeError) at some millions of them.
+const COMPACT_MAX_LENGTH = 1 << 20;
+
+// 1. A JSON text without any whitespace between tokens, nested at most COMPACT_DEPTH containers
+// deep, as one regular expression: RFC 8259's grammar with the recursion unrolled that many
+// times. Every text it matches is valid JSON and already squashed, so the common body (compact,
+// as PHP's json_encode writes it, three levels deep per the spec) is checked by one native match
+// instead of a walk in JavaScript. Anything else fails the match: whitespace, deeper nesting, or
+// an invalid text, which the tokenizer then rejects.
+//
+// Linear: every alternative and repetition is decided by its first character (strings are
+// written as plain runs between escapes), so a failed match backtracks over each character at
+// most a few times. The expression doubles in size per level (the object and the array form
+// each hold the level below), so the depth stays small: about 7 KB of pattern at depth 4,
+// compiled on first use in a few milliseconds.
+const COMPACT_DEPTH = 4;
+const COMPACT_STRING = `"${STRING_CONTENT}"`;
+const COMPACT_SCALAR = String.raw`(?:${COMPACT_STRING}|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)`;
+const COMPACT_DOCUMENT = new RegExp(`^${compactValue(COMPACT_DEPTH)}$`);
+
+/** A value nested at most `depth` containers deep; a `,` must be followed by another entry. */
+function compactValue(depth: number): string {
+  if (depth === 0) return COMPACT_SCALAR;
+  const inner = compactValue(depth - 1);
+  const object = String.raw`\{(?:${COMPACT_STRING}:${inner}(?:,(?=")|(?=\})))*\}`;
+  const array = String.raw`\[(?:${inner}(?:,(?!\])|(?=\])))*\]`;
+  return `(?:${COMPACT_SCALAR}|${object}|${array})`;
+}
+
+// 2. For a pretty-printed text: one native replace removes every run of whitespace that lies
+// outside strings and touches a structural character or a quote (`{`, `}`, `[`, `]`, `,`, `:`,
+// `"`), and COMPACT_DOCUMENT then checks the result. Such a run always sits between two tokens,
+// and removing it never joins two tokens into one (as removing the space in `1 2` or `tr ue`
+// would), so when the result is valid compact JSON, the original is valid JSON and the result
+// is its squashed form. A run between two other characters stops the replace there, leaving
+// whitespace that fails the check. Strings are found loosely here (any escape, any character):
+// the check judges them, and on valid strings loose and strict reading agree.
+//
+// The match is sticky, so each one starts where the last ended: a run of non-string text and
+// strings, then the whitespace; the kept part is put back by `$1`. Linear like the above.
+const KEPT = String.raw`[^"\t\n\r ]*(?:"[^"\\]*(?:\\[^][^"\\]*)*"[^"\t\n\r ]*)*`;
+const WHITESPACE_AT_TOKEN_EDGE = new RegExp(
+  String.raw`(${KEPT})(?:(?<=[{}\[\],:"])[\t\n\r ]+|[\t\n\r ]+(?=[{}\[\],:"]))`,
+  'gy',
+);
 
 /**
  * Removes the whitespace between JSON tokens (space, tab, CR, LF) and keeps everything else
@@ -45,15 +88,22 @@ const PLAIN_STRING_RUN = /[^"\\\u0000-\u001f]*/y;
  * signs (spec section 5.2, step 2); a `JSON.parse` + `JSON.stringify` round trip would change all
  * of those and break genuine signatures.
  *
- * The text is checked against the JSON grammar in the same single pass: anything other than
- * exactly one JSON value surrounded by optional whitespace is rejected. A byte-order mark is not
- * JSON whitespace and is rejected too.
+ * The text is checked against the JSON grammar on the way: anything other than exactly one JSON
+ * value surrounded by optional whitespace is rejected. A byte-order mark is not JSON whitespace
+ * and is rejected too. Compact and pretty-printed texts are handled by a few native matches (see
+ * COMPACT_DOCUMENT and WHITESPACE_AT_TOKEN_EDGE above); the tokenizer reads the rest in one pass.
  *
  * @param text - The body as received, decoded as UTF-8.
  * @returns The squashed text (the input itself when it holds no whitespace between tokens), or
  *   `{ ok: false }` when it is not a single JSON value.
  */
 export function squashJson(text: string): SquashResult {
+  if (text.length <= COMPACT_MAX_LENGTH) {
+    if (COMPACT_DOCUMENT.test(text)) return { ok: true, text };
+    const squashed = text.replace(WHITESPACE_AT_TOKEN_EDGE, '$1');
+    if (squashed !== text && COMPACT_DOCUMENT.test(squashed)) return { ok: true, text: squashed };
+  }
+  // Deep, very long or invalid texts: the tokenizer has the last word.
   const squasher = new Squasher(text);
   return squasher.readDocument() ? { ok: true, text: squasher.squashed() } : { ok: false };
 }
@@ -65,9 +115,8 @@ export function squashJson(text: string): SquashResult {
  * proportional to the depth and never overflow the call stack.
  *
  * Walking every character in JavaScript costs more than the HMAC itself, so string contents,
- * which are most of a body, are crossed by one native regular-expression match per run of plain
- * characters (a string without escapes is one match); only the characters between strings and
- * the escapes are looked at one by one.
+ * which are most of a body, are crossed by one native regular-expression match per string
+ * (escapes included); only the characters between strings are looked at one by one.
  */
 class Squasher {
   private readonly text: string;
@@ -144,20 +193,20 @@ class Squasher {
   /** Reads a string from its opening quote to just after its closing quote. */
   private readString(): boolean {
     const text = this.text;
-    let i = this.position + 1;
+    let from = this.position + 1;
     for (;;) {
-      PLAIN_STRING_RUN.lastIndex = i;
-      PLAIN_STRING_RUN.test(text);
-      const stop = PLAIN_STRING_RUN.lastIndex;
+      STRING_CONTENT_RUN.lastIndex = from;
+      STRING_CONTENT_RUN.test(text);
+      const stop = STRING_CONTENT_RUN.lastIndex;
       const code = text.charCodeAt(stop);
       if (code === QUOTE) {
         this.position = stop + 1;
         return true;
       }
-      // Anything else than an escape here is a raw control character or the end of the text.
-      if (code !== BACKSLASH) return false;
-      i = escapeEnd(text, stop);
-      if (i === -1) return false;
+      // Stopped at a backslash after some progress: the bound on escapes per match was reached.
+      // Anything else is a raw control character, an invalid escape or the end of the text.
+      if (code !== BACKSLASH || stop === from) return false;
+      from = stop;
     }
   }
 
@@ -179,37 +228,6 @@ class Squasher {
     this.position = end;
     return text.charCodeAt(end);
   }
-}
-
-/** Index after the escape whose backslash is at `backslash`, or -1 when it is not a JSON escape. */
-function escapeEnd(text: string, backslash: number): number {
-  const escaped = text.charCodeAt(backslash + 1);
-  if (escaped === LOWER_U) return isHex4(text, backslash + 2) ? backslash + 6 : -1;
-  return isSingleCharacterEscape(escaped) ? backslash + 2 : -1;
-}
-
-function isSingleCharacterEscape(code: number): boolean {
-  return (
-    code === QUOTE ||
-    code === BACKSLASH ||
-    code === SLASH ||
-    code === LOWER_B ||
-    code === LOWER_F ||
-    code === LOWER_N ||
-    code === LOWER_R ||
-    code === LOWER_T
-  );
-}
-
-function isHex4(text: string, from: number): boolean {
-  for (let i = from; i < from + 4; i++) {
-    const code = text.charCodeAt(i);
-    const isDigit = code >= DIGIT_0 && code <= DIGIT_9;
-    const isHexLetter =
-      (code >= UPPER_A && code <= UPPER_F) || (code >= LOWER_A && code <= LOWER_F);
-    if (!isDigit && !isHexLetter) return false;
-  }
-  return true;
 }
 
 /** Reads `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`; returns the index after it, or -1. */

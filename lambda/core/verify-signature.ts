@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { escapeSlashes, squashJson, unescapeSlashes } from './canonical-json.js';
 import { parseSignatureHeader } from './signature-header.js';
-import { assertUsableKey, decodeBody, signedTextDigest } from './signed-text.js';
+import { assertUsableKey, readBody, signedTextDigest } from './signed-text.js';
 
 /** How far `t` may be from the clock, either way, unless the caller says otherwise. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -76,11 +76,16 @@ export function verifySignature(input: VerifySignatureInput): VerifyResult {
   if (now - timestamp > tolerance) return { ok: false, reason: 'timestamp_too_old', timestamp };
   if (timestamp - now > tolerance) return { ok: false, reason: 'timestamp_in_future', timestamp };
 
-  const squashed = squashJson(decodeBody(input.body));
+  const received = readBody(input.body);
+  const squashed = squashJson(received.text);
   if (!squashed.ok) return { ok: false, reason: 'body_not_json', timestamp };
   const canonicalBody = squashed.text;
+  const { bytes, encoding } = received;
+  // When squashing removed nothing, the bytes as received are the signed body: hashed as they
+  // are, without encoding the text back to UTF-8.
+  const asSent = canonicalBody === received.text && bytes !== undefined ? bytes : canonicalBody;
 
-  const keyIndex = findMatchingKey(keys, timestampText, canonicalBody, signatures);
+  const keyIndex = findMatchingKey(keys, timestampText, asSent, encoding, signatures);
   if (keyIndex !== -1) return { ok: true, timestamp, keyIndex, form: 'as_sent', canonicalBody };
   // Outside strings valid JSON has no slash, so without one neither variant differs.
   if (canonicalBody.includes('/')) {
@@ -88,7 +93,7 @@ export function verifySignature(input: VerifySignatureInput): VerifyResult {
       const variant = rewrite(canonicalBody);
       // Each rewrite only lengthens or only shortens the text: same length means nothing changed.
       if (variant.length === canonicalBody.length) continue;
-      const variantKeyIndex = findMatchingKey(keys, timestampText, variant, signatures);
+      const variantKeyIndex = findMatchingKey(keys, timestampText, variant, encoding, signatures);
       if (variantKeyIndex !== -1) {
         return { ok: true, timestamp, keyIndex: variantKeyIndex, form, canonicalBody };
       }
@@ -108,11 +113,12 @@ function assertUsableInput(keys: readonly string[], now: number, tolerance: numb
 function findMatchingKey(
   keys: readonly string[],
   timestampText: string,
-  body: string,
+  body: string | Uint8Array,
+  encoding: 'latin1' | 'utf8',
   signatures: readonly Buffer[],
 ): number {
   for (const [index, key] of keys.entries()) {
-    const digest = signedTextDigest(key, timestampText, body);
+    const digest = signedTextDigest(key, timestampText, body, encoding);
     for (const signature of signatures) {
       // timingSafeEqual throws on different lengths; the parser only keeps 32-byte digests, and
       // this check keeps that a guarantee of this function rather than of the parser.

@@ -57,6 +57,9 @@ describe('Function: squashJson', () => {
     ['mismatched closers', '{"a":[1}]'],
     ['two values', '{"a":1} {"b":2}'],
     ['two scalars', '1 2'],
+    ['two numbers in an array separated by a space only', '[ 1 2 ]'],
+    ['a literal split by a space', '[ tr ue ]'],
+    ['two strings separated by a space only', '[ "a" "b" ]'],
     ['a trailing comma in an array', '[1,]'],
     ['a leading comma in an array', '[,1]'],
     ['a trailing comma in an object', '{"a":1,}'],
@@ -96,6 +99,19 @@ describe('Function: squashJson', () => {
 
     // Assess
     expect(result).toEqual({ ok: false });
+  });
+
+  it('squashes a pretty-printed text longer than a mebibyte', () => {
+    // Prepare
+    const value = { notes: Array.from({ length: 60_000 }, (_, i) => `note ${i}: a / b`) };
+    const text = JSON.stringify(value, null, 4);
+
+    // Act
+    const result = squashJson(text);
+
+    // Assess
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    expect(result).toEqual({ ok: true, text: JSON.stringify(value) });
   });
 
   it('reads 100,000 nested arrays without overflowing the stack', () => {

@@ -7,11 +7,45 @@ import { jsonDocument, renderWithWhitespace } from './json-arbitraries.js';
 const ROUND_TRIP_RUNS = propertyRuns('verify(sign(x)) under any whitespace', 300);
 const BYTE_CHANGE_RUNS = propertyRuns('a changed byte inside a string fails', 500);
 const OTHER_KEY_RUNS = propertyRuns('another key fails', 200);
+const BYTES_RUNS = propertyRuns('bytes verify as the text they decode to', 300);
 
 const T = 1_716_000_000;
 const key = fc.string({ minLength: 1, maxLength: 40 });
+// Strings with any code point, written raw (as Python's ensure_ascii=False or JSON.stringify do).
+const unicodeValue = fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' });
+// Bytes that are not ASCII, placed inside a string: valid UTF-8 sequences or not.
+const highBytes = fc.uint8Array({ min: 0x80, max: 0xff, maxLength: 4 });
 
 describe('Function: verifySignature (properties)', () => {
+  it(
+    'verifies a body given as bytes exactly as the text they decode to, whatever the bytes',
+    () => {
+      fc.assert(
+        fc.property(jsonDocument, unicodeValue, highBytes, (document, value, raw) => {
+          // Prepare
+          const rendered = renderWithWhitespace(value, document.gaps, document.escapeSlashes);
+          const body = Buffer.concat([
+            Buffer.from('{"note":"'),
+            raw,
+            Buffer.from(`","value":${rendered}}`),
+          ]);
+          const text = body.toString('utf8');
+          const header = signPayload(text, 'k', T);
+
+          // Act
+          const fromBytes = verifySignature({ header, body, keys: ['k'], now: T });
+          const fromText = verifySignature({ header, body: text, keys: ['k'], now: T });
+
+          // Assess
+          expect(fromBytes).toMatchObject({ ok: true, form: 'as_sent' });
+          expect(fromBytes).toEqual(fromText);
+        }),
+        { numRuns: BYTES_RUNS.numRuns, seed: BYTES_RUNS.seed },
+      );
+    },
+    BYTES_RUNS.timeout,
+  );
+
   it(
     'accepts a body signed over its compact form, whatever whitespace it is sent with',
     () => {
