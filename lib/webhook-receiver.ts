@@ -14,6 +14,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { checkForwardEvents } from '../lambda/receiver/config.js';
 
 /** CloudWatch namespace of the receiver's EMF metrics (Powertools `POWERTOOLS_METRICS_NAMESPACE`). */
 export const METRICS_NAMESPACE = 'ServiceWebhookReceiver';
@@ -530,15 +531,18 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 function resolveSettings(props: WebhookReceiverProps): Settings {
   const forwardEvents = props.forwardEvents ?? ['event_booked'];
-  if (forwardEvents.length === 0) {
-    throw new InvalidWebhookReceiverPropsError(
-      "forwardEvents must name at least one event type (or be ['*'] for all)",
-    );
-  }
+  // Names are checked here because FORWARD_EVENTS is their comma-joined list; the rest of the
+  // rule is the receiver's own, so the stack cannot deploy a list the function refuses.
   const badEvent = forwardEvents.find((event) => event !== '*' && !EVENT_NAME.test(event));
   if (badEvent !== undefined) {
     throw new InvalidWebhookReceiverPropsError(
       `forwardEvents entry ${JSON.stringify(badEvent)} is not an event type: use letters, digits, '_', '.', ':' or '-', or '*' alone`,
+    );
+  }
+  const checkedEvents = checkForwardEvents(forwardEvents);
+  if (!checkedEvents.ok) {
+    throw new InvalidWebhookReceiverPropsError(
+      `forwardEvents ${checkedEvents.problem}, got ${JSON.stringify(forwardEvents)}`,
     );
   }
   if (props.alarmEmail !== undefined && !EMAIL.test(props.alarmEmail)) {

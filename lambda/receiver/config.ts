@@ -125,16 +125,32 @@ function forwardEventsFrom(env: Environment): ForwardEvents {
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
+  const checked = checkForwardEvents(names);
+  if (!checked.ok) throw new ConfigError(`FORWARD_EVENTS ${checked.problem}, got '${text}'`);
+  return checked.forwardEvents;
+}
+
+/** Result of {@link checkForwardEvents}: the events to forward, or what is wrong with the list. */
+export type ForwardEventsCheck =
+  | { readonly ok: true; readonly forwardEvents: ForwardEvents }
+  | { readonly ok: false; readonly problem: string };
+
+/**
+ * The rule for the list of events to forward: `*` alone, or at least one event name. Shared by
+ * `FORWARD_EVENTS` and the CDK construct's `forwardEvents` prop, so a stack cannot deploy a list
+ * that its receiver refuses at every cold start.
+ *
+ * @param names - the event names, trimmed, none empty
+ * @returns the events to forward, or a `problem` to put after the setting's name
+ */
+export function checkForwardEvents(names: readonly string[]): ForwardEventsCheck {
   if (names.includes('*')) {
-    if (names.length > 1) {
-      throw new ConfigError(
-        `FORWARD_EVENTS must be '*' alone or a list of event names, got '${text}'`,
-      );
-    }
-    return '*';
+    return names.length === 1
+      ? { ok: true, forwardEvents: '*' }
+      : { ok: false, problem: "must be '*' alone or a list of event names" };
   }
   if (names.length === 0) {
-    throw new ConfigError(`FORWARD_EVENTS must name at least one event (or '*'), got '${text}'`);
+    return { ok: false, problem: "must name at least one event (or '*')" };
   }
-  return new Set(names);
+  return { ok: true, forwardEvents: new Set(names) };
 }

@@ -606,6 +606,11 @@ describe('Class: WebhookReceiver', () => {
       ['a fractional tolerance', { signatureToleranceSeconds: 1.5 }, /signatureToleranceSeconds/],
       ['a negative grace period', { previousKeyGraceSeconds: -1 }, /previousKeyGraceSeconds/],
       ['no event types', { forwardEvents: [] }, /forwardEvents must name/],
+      [
+        '* mixed with event types, which the receiver refuses at cold start',
+        { forwardEvents: ['*', 'event_booked'] },
+        /forwardEvents must be '\*' alone/,
+      ],
       ['an event type with a comma', { forwardEvents: ['a,b'] }, /"a,b"/],
       ['an empty event type', { forwardEvents: [''] }, /forwardEvents entry ""/],
       ['a rate limit of 0', { throttleRateLimit: 0 }, /throttleRateLimit/],
