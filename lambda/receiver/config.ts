@@ -61,7 +61,7 @@ export function loadConfig(env: Environment = process.env): ReceiverConfig {
     previousKeyGraceSeconds: integerFrom(env, 'PREVIOUS_KEY_GRACE_SECONDS', 0),
     secretCacheSeconds: integerFrom(env, 'SECRET_CACHE_SECONDS', 0),
     forwardEvents: forwardEventsFrom(env),
-    maxBodyBytes: integerFrom(env, 'MAX_BODY_BYTES', 1),
+    maxBodyBytes: integerFrom(env, 'MAX_BODY_BYTES', 1, MAX_BODY_BYTES_LIMIT),
     serviceName:
       readVariable(env, 'POWERTOOLS_SERVICE_NAME') ?? CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
     metricsNamespace:
@@ -101,6 +101,16 @@ function queueUrlFrom(env: Environment): string {
   return queueUrl;
 }
 
+/**
+ * Largest `MAX_BODY_BYTES`. SQS takes at most 1 MiB (1,048,576 bytes) per message, counting the
+ * body and every attribute's name, type and value. The body goes to the queue unchanged, with
+ * attributes: `signature_timestamp`, `dedup_key` (64 hex digits) and the payload's `event`,
+ * `event_at` and `source`. 1,000,000 leaves 48,576 bytes for them, where the spec's values need
+ * under 300; above the limit a large signed call would fail SendMessage on every retry, a 503 the
+ * sender can never get past.
+ */
+const MAX_BODY_BYTES_LIMIT = 1_000_000;
+
 type IntegerVariable = keyof typeof CONFIG_DEFAULTS &
   (
     | 'SIGNATURE_TOLERANCE_SECONDS'
@@ -109,12 +119,20 @@ type IntegerVariable = keyof typeof CONFIG_DEFAULTS &
     | 'MAX_BODY_BYTES'
   );
 
-function integerFrom(env: Environment, name: IntegerVariable, minimum: number): number {
+function integerFrom(
+  env: Environment,
+  name: IntegerVariable,
+  minimum: number,
+  maximum = Number.MAX_SAFE_INTEGER,
+): number {
   const text = readVariable(env, name);
   if (text === undefined) return CONFIG_DEFAULTS[name];
   const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
   if (!(value >= minimum)) {
     throw new ConfigError(`${name} must be a whole number >= ${minimum}, got '${text}'`);
+  }
+  if (value > maximum) {
+    throw new ConfigError(`${name} must be at most ${maximum}, got '${text}'`);
   }
   return value;
 }
