@@ -14,10 +14,8 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { checkForwardEvents } from '../lambda/receiver/config.js';
-
-/** CloudWatch namespace of the receiver's EMF metrics (Powertools `POWERTOOLS_METRICS_NAMESPACE`). */
-export const METRICS_NAMESPACE = 'ServiceWebhookReceiver';
+import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
+import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
 
 /** Runtime of both functions; esbuild's target (`node24`) follows from it. */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
@@ -302,7 +300,7 @@ export class WebhookReceiver extends Construct {
       logGroup,
       environment: {
         POWERTOOLS_SERVICE_NAME: this.settings.serviceName,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_METRICS_NAMESPACE: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
         ...options.environment,
       },
@@ -442,8 +440,8 @@ export class WebhookReceiver extends Construct {
       }),
       signatureRejections: this.alarm('SignatureRejections', {
         metric: new cloudwatch.Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName: 'SignatureRejected',
+          namespace: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+          metricName: METRIC_NAMES.signatureRejected,
           dimensionsMap: { service: this.settings.serviceName },
           statistic: cloudwatch.Stats.SUM,
           period: fiveMinutes,
@@ -530,7 +528,7 @@ const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 function resolveSettings(props: WebhookReceiverProps): Settings {
-  const forwardEvents = props.forwardEvents ?? ['event_booked'];
+  const forwardEvents = props.forwardEvents ?? [CONFIG_DEFAULTS.FORWARD_EVENTS];
   // Names are checked here because FORWARD_EVENTS is their comma-joined list; the rest of the
   // rule is the receiver's own, so the stack cannot deploy a list the function refuses.
   const badEvent = forwardEvents.find((event) => event !== '*' && !EVENT_NAME.test(event));
@@ -550,7 +548,7 @@ function resolveSettings(props: WebhookReceiverProps): Settings {
       `alarmEmail ${JSON.stringify(props.alarmEmail)} is not an e-mail address`,
     );
   }
-  const serviceName = props.serviceName ?? 'webhook-receiver';
+  const serviceName = props.serviceName ?? CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME;
   if (serviceName.trim() === '') {
     throw new InvalidWebhookReceiverPropsError('serviceName must not be empty');
   }
@@ -564,13 +562,13 @@ function resolveSettings(props: WebhookReceiverProps): Settings {
     fifo: props.fifo ?? false,
     signatureToleranceSeconds: checkInteger(
       'signatureToleranceSeconds',
-      props.signatureToleranceSeconds ?? 300,
+      props.signatureToleranceSeconds ?? CONFIG_DEFAULTS.SIGNATURE_TOLERANCE_SECONDS,
       1,
       3600,
     ),
     previousKeyGraceSeconds: checkInteger(
       'previousKeyGraceSeconds',
-      props.previousKeyGraceSeconds ?? 86_400,
+      props.previousKeyGraceSeconds ?? CONFIG_DEFAULTS.PREVIOUS_KEY_GRACE_SECONDS,
       0,
       Number.MAX_SAFE_INTEGER,
     ),

@@ -1,17 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { KeyLoadError, ReceiveOutcome } from '../core/receive.js';
-
-/** CloudWatch metric names (EMF); the CDK alarms watch these, keep them exact. */
-export const METRIC_NAMES = {
-  received: 'WebhookReceived',
-  forwarded: 'WebhookForwarded',
-  ignored: 'WebhookIgnored',
-  rejected: 'WebhookRejected',
-  signatureRejected: 'SignatureRejected',
-  keyLoadFailure: 'KeyLoadFailure',
-  queueSendFailure: 'QueueSendFailure',
-} as const;
+import { METRIC_NAMES } from './metric-names.js';
 
 /** The receiver's logger and metrics. */
 export interface Observability {

@@ -4,11 +4,15 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lambda/receiver/config.js';
+import { createHandler } from '../../lambda/receiver/handler.js';
 import {
   InvalidWebhookReceiverPropsError,
   WebhookReceiver,
   type WebhookReceiverProps,
 } from '../../lib/webhook-receiver.js';
+import { lambdaContext, restApiEvent } from '../support/api-gateway-events.js';
+import { captureOutput } from '../support/capture-output.js';
 import { templateTestApp } from './cdk-app.js';
 
 const IMPORTED_SECRET_ARN =
@@ -513,6 +517,52 @@ describe('Class: WebhookReceiver', () => {
         EvaluationPeriods: 1,
         TreatMissingData: 'notBreaching',
       });
+    });
+
+    it('watches the metric the deployed receiver emits on a 401, in its namespace and service', async () => {
+      // Prepare
+      const { template, receiver, id } = fifo;
+      const resources = template.toJSON().Resources;
+      const alarm = resources[id(receiver.alarms.signatureRejections)].Properties;
+      const variables: Record<string, unknown> =
+        resources[id(receiver.handler)].Properties.Environment.Variables;
+      const deployed = Object.fromEntries(
+        Object.entries(variables).filter(
+          (entry): entry is [string, string] =>
+            entry[0] !== 'SECRET_ID' && typeof entry[1] === 'string',
+        ),
+      );
+      // The key and queue are deploy-time references: a local key and a never-used URL stand in.
+      const handler = createHandler(
+        loadConfig({
+          ...deployed,
+          WEBHOOK_SECRET: 'local-key',
+          QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/unused',
+        }),
+      );
+      const output = captureOutput();
+
+      // Act
+      const response = await handler(restApiEvent({ body: '{}' }), lambdaContext()).finally(() =>
+        output.restore(),
+      );
+
+      // Assess
+      expect(response.statusCode).toBe(401);
+      expect(output.metricValues()).toContainEqual({
+        name: alarm.MetricName,
+        value: 1,
+        dimensions: { service: 'bookings-receiver' },
+      });
+      expect(alarm.Dimensions).toEqual([{ Name: 'service', Value: 'bookings-receiver' }]);
+      expect(output.metrics()).toContainEqual(
+        expect.objectContaining({
+          _aws: expect.objectContaining({
+            CloudWatchMetrics: [expect.objectContaining({ Namespace: alarm.Namespace })],
+          }),
+          [alarm.MetricName]: 1,
+        }),
+      );
     });
 
     it('watches the receiver, the API and the right queue', () => {
