@@ -70,19 +70,34 @@ export interface QueueMessage {
   readonly groupId: string;
 }
 
+/**
+ * What {@link KeySource.refreshAfterMismatch} learned about the key set:
+ * - `unchanged`: the keys served are the current ones (a reload found the same keys, or the
+ *   last load succeeded recently enough that no reload is allowed yet);
+ * - `refreshed`: a reload found new keys, to verify again with;
+ * - `unavailable`: the latest load attempt failed, so the keys served may be stale and a
+ *   rotation since the last good load cannot be ruled out.
+ */
+export type KeyRefresh =
+  | { readonly kind: 'unchanged' }
+  | { readonly kind: 'refreshed'; readonly keys: AcceptedKeys }
+  | { readonly kind: 'unavailable'; readonly error: KeyLoadError };
+
 /** Supplies the accepted keys; the Secrets Manager key ring or a static key for local runs. */
 export interface KeySource {
   /**
-   * The keys to verify with (cached by the implementation).
+   * The keys to verify with (cached by the implementation). May be stale keys kept after a
+   * failed reload, so calls signed with them keep working during an outage.
    * @throws {KeyLoadError} when no key set is available
    */
   current(): Promise<AcceptedKeys>;
   /**
    * Called after a signature mismatch: reloads the keys if allowed (rate limited by the
-   * implementation) and returns them only when they changed, so a fresh rotation is picked up
-   * without waiting for the cache to expire. Never throws: a failed reload keeps the old keys.
+   * implementation), so a fresh rotation is picked up without waiting for the cache to expire,
+   * and says whether the mismatch can be trusted (see {@link KeyRefresh}). Never throws: a
+   * failed load is reported as `unavailable`.
    */
-  refreshAfterMismatch(): Promise<AcceptedKeys | undefined>;
+  refreshAfterMismatch(): Promise<KeyRefresh>;
 }
 
 /** Where verified events go. */
@@ -168,12 +183,16 @@ const REJECT_STATUS: Readonly<Record<RejectReason, 400 | 401 | 405 | 413>> = {
 /**
  * Decides what to do with one webhook call, in this order (cheapest and least trusting first):
  * method (405), size (413), keys (503 when none can be loaded), signature via `verifySignature`
- * (401 for header, timestamp and mismatch; 400 when the body is not JSON), then, on a verified
- * call only, payload shape (400), `FORWARD_EVENTS` (200 ignored) and the queue (200 queued, or
- * 503 so the sender retries and nothing unstored is acknowledged).
+ * (401 for header, timestamp and mismatch; 400 when the body is not JSON; 503 for a mismatch
+ * while the keys are stale), then, on a verified call only, payload shape (400),
+ * `FORWARD_EVENTS` (200 ignored) and the queue (200 queued, or 503 so the sender retries and
+ * nothing unstored is acknowledged).
  *
  * On a signature mismatch the key source may reload keys once, so a call signed with a freshly
- * rotated key is accepted without waiting for the cache to expire.
+ * rotated key is accepted without waiting for the cache to expire. When the key source cannot
+ * load the current keys (its latest load failed), a mismatch is answered 503, never 401: the
+ * call may be signed with a key rotated in since the last good load. Calls that verify with the
+ * keys still cached are accepted during such an outage.
  *
  * @param request - the call
  * @param policy - limits from configuration
@@ -208,17 +227,21 @@ export async function receive(
   let result = verifyWith(keys);
   let keysRefreshed = false;
   if (!result.ok && result.reason === 'signature_mismatch') {
-    const refreshed = await ports.keys.refreshAfterMismatch();
-    if (refreshed !== undefined) {
-      keys = refreshed;
+    const refresh = await ports.keys.refreshAfterMismatch();
+    if (refresh.kind === 'unavailable') {
+      // The call may be signed with a key rotated in since the last good load: a 401 would tell
+      // the sender to give up on a genuine call, a 503 makes it retry once the keys load again.
+      return unavailable('keys_unavailable', refresh.error, timestampDetails(result, now));
+    }
+    if (refresh.kind === 'refreshed') {
+      keys = refresh.keys;
       keysRefreshed = true;
       result = verifyWith(keys);
     }
   }
 
-  const timestampAgeSeconds = result.timestamp === undefined ? undefined : now - result.timestamp;
   const base: ReceiveDetails = {
-    ...(timestampAgeSeconds === undefined ? {} : { timestampAgeSeconds }),
+    ...timestampDetails(result, now),
     ...(keysRefreshed ? { keysRefreshed } : {}),
   };
   if (!result.ok) return rejected(result.reason, base);
@@ -253,6 +276,10 @@ export async function receive(
  */
 export function rejected(reason: RejectReason, details: ReceiveDetails = {}): ReceiveOutcome {
   return { kind: 'rejected', status: REJECT_STATUS[reason], reason, details };
+}
+
+function timestampDetails(result: VerifyResult, now: number): ReceiveDetails {
+  return result.timestamp === undefined ? {} : { timestampAgeSeconds: now - result.timestamp };
 }
 
 function unavailable(

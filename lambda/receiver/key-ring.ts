@@ -11,7 +11,7 @@ import {
   type SecretVersion,
   stageVersionIds,
 } from '../core/key-set.js';
-import { KeyLoadError, type KeySource } from '../core/receive.js';
+import { KeyLoadError, type KeyRefresh, type KeySource } from '../core/receive.js';
 
 /** Loads the accepted key set once; {@link CachedKeyRing} decides when to call it. */
 export type KeyLoader = () => Promise<AcceptedKeys>;
@@ -40,9 +40,12 @@ export interface CachedKeyRingOptions {
  * mismatch, at most once per `minReloadIntervalSeconds` per container.
  *
  * When a reload fails and keys were loaded before, the old keys stay in use (stale-while-error):
- * an outage of Secrets Manager then does not turn valid calls into 503s. A revoked key therefore
- * stays accepted until Secrets Manager answers again. Without any loaded keys, a failure is
- * thrown as {@link KeyLoadError} (503), and the next attempt waits `minReloadIntervalSeconds`.
+ * an outage of Secrets Manager then does not turn calls signed with them into 503s. A revoked key
+ * therefore stays accepted until Secrets Manager answers again. Until a load succeeds again,
+ * {@link CachedKeyRing.refreshAfterMismatch} reports `unavailable`, so a call signed with a key
+ * rotated in since the last good load gets a 503 (retried), not a 401. Without any loaded keys, a
+ * failure is thrown as {@link KeyLoadError} (503), and the next attempt waits
+ * `minReloadIntervalSeconds`.
  */
 export class CachedKeyRing implements KeySource {
   readonly #load: KeyLoader;
@@ -80,11 +83,16 @@ export class CachedKeyRing implements KeySource {
   }
 
   /** @inheritDoc */
-  async refreshAfterMismatch(): Promise<AcceptedKeys | undefined> {
-    if (this.#recentlyAttempted()) return undefined;
+  async refreshAfterMismatch(): Promise<KeyRefresh> {
     const before = this.#cached?.keys;
-    const after = await this.#reload();
-    return after !== undefined && !sameKeys(before, after) ? after : undefined;
+    // Within the rate limit, wait for a load still in flight rather than judge by the one before.
+    await (this.#recentlyAttempted() ? this.#inFlight : this.#reload());
+    // Set until a load succeeds, whether this call's load failed or the latest one before it.
+    if (this.#lastFailure !== undefined) return { kind: 'unavailable', error: this.#lastFailure };
+    const after = this.#cached?.keys;
+    return after !== undefined && !sameKeys(before, after)
+      ? { kind: 'refreshed', keys: after }
+      : { kind: 'unchanged' };
   }
 
   #recentlyAttempted(): boolean {
@@ -242,6 +250,6 @@ export function staticKeySource(key: string): KeySource {
   const keys: AcceptedKeys = { keys: [key.trim()], labels: ['WEBHOOK_SECRET'] };
   return {
     current: () => Promise.resolve(keys),
-    refreshAfterMismatch: () => Promise.resolve(undefined),
+    refreshAfterMismatch: () => Promise.resolve({ kind: 'unchanged' }),
   };
 }

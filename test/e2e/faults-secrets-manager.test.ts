@@ -37,6 +37,12 @@ const NO_KEYS: Expectations = Object.fromEntries([
   ['oversized', ['413']],
 ]);
 
+/**
+ * With stale keys the receiver cannot tell a forgery from a call signed with a key rotated in
+ * since the last good load: a mismatch waits (503) instead of being refused; the rest holds.
+ */
+const STALE_KEYS: Expectations = { ...CONTRACT, forged: ['503'] };
+
 // Load runs of several hundred calls: generous on two cores shared with the rest of npm test.
 describe('Fault: Secrets Manager unavailable under load', { timeout: 60_000 }, () => {
   const sqs = useLocalSqs();
@@ -130,7 +136,7 @@ describe('Fault: Secrets Manager unavailable under load', { timeout: 60_000 }, (
     expect(describeCalls()).toBe(2);
   });
 
-  it('keeps the cached keys working through an outage during refreshes under traffic, retrying at most once per 30 s', async () => {
+  it('keeps the cached keys working through an outage during refreshes under traffic, answers mismatches 503, and retries at most once per 30 s', async () => {
     // Prepare: keys loaded at cold start, then Secrets Manager fails as the 60 s cache expires
     fakeSecretVersions(mock, [CURRENT]);
     const warm = await load('refresh-warm', 200, CONTRACT);
@@ -139,7 +145,7 @@ describe('Fault: Secrets Manager unavailable under load', { timeout: 60_000 }, (
     const loadsBefore = describeCalls();
 
     // Act: 400 calls over 200 s of the test clock, all of it outage
-    const outage = await load('refresh-outage', 400, CONTRACT, 0.5);
+    const outage = await load('refresh-outage', 400, STALE_KEYS, 0.5);
     const loadsDuringOutage = describeCalls() - loadsBefore;
     fakeSecretVersions(mock, [CURRENT]);
     clock.now += 31;
@@ -148,6 +154,10 @@ describe('Fault: Secrets Manager unavailable under load', { timeout: 60_000 }, (
     // Assess
     expect(warm.problems).toEqual([]);
     expect(outage.problems).toEqual([]);
+    const forgedRetryAfter = outage.run.results
+      .filter((result) => result.kind === 'forged')
+      .map((result) => result.retryAfter);
+    expect(new Set(forgedRetryAfter)).toEqual(new Set(['30']));
     expect(recovered.problems).toEqual([]);
     expect(loadsDuringOutage).toBeGreaterThanOrEqual(2);
     expect(loadsDuringOutage).toBeLessThanOrEqual(Math.ceil(200 / 30));

@@ -1,5 +1,10 @@
 import type { AcceptedKeys } from '../../lambda/core/key-set.js';
-import type { KeySource, MessageSink, QueueMessage } from '../../lambda/core/receive.js';
+import type {
+  KeyLoadError,
+  KeySource,
+  MessageSink,
+  QueueMessage,
+} from '../../lambda/core/receive.js';
 
 /** A {@link MessageSink} that keeps messages in memory, or fails with the given error. */
 export interface MemorySink extends MessageSink {
@@ -32,6 +37,11 @@ export interface MemoryKeySource extends KeySource {
   rotateTo(keys: AcceptedKeys): void;
   /** Makes `current` throw `error` (or work again with `undefined`). */
   failWith(error: Error | undefined): void;
+  /**
+   * Makes `refreshAfterMismatch` report `unavailable` with `error` while `current` keeps serving
+   * the keys (stale-while-error), or report normally again with `undefined`.
+   */
+  failRefreshWith(error: KeyLoadError | undefined): void;
 }
 
 /**
@@ -44,6 +54,7 @@ export function memoryKeySource(...keys: string[]): MemoryKeySource {
   let current: AcceptedKeys = { keys, labels: keys.map((_, index) => stages[index] ?? 'extra') };
   let staged: AcceptedKeys | undefined;
   let failure: Error | undefined;
+  let refreshFailure: KeyLoadError | undefined;
   let refreshRequests = 0;
   return {
     get refreshRequests() {
@@ -55,16 +66,20 @@ export function memoryKeySource(...keys: string[]): MemoryKeySource {
     failWith(error) {
       failure = error;
     },
+    failRefreshWith(error) {
+      refreshFailure = error;
+    },
     async current() {
       if (failure !== undefined) throw failure;
       return current;
     },
     async refreshAfterMismatch() {
       refreshRequests += 1;
-      if (staged === undefined) return undefined;
+      if (refreshFailure !== undefined) return { kind: 'unavailable', error: refreshFailure };
+      if (staged === undefined) return { kind: 'unchanged' };
       current = staged;
       staged = undefined;
-      return current;
+      return { kind: 'refreshed', keys: current };
     },
   };
 }

@@ -353,6 +353,77 @@ describe('Function: receive', () => {
     });
   });
 
+  describe('keys stale after a failed load', () => {
+    it('answers 503 keys_unavailable, not 401, to a call that matches none of the stale keys', async () => {
+      // Prepare
+      const { sink, keySource, run } = setup(POLICY, ['old-key']);
+      const failure = new KeyLoadError('DescribeSecret of webhook/key failed');
+      keySource.failRefreshWith(failure);
+
+      // Act
+      const outcome = await run(
+        signedRequest(COMPACT_BOOKING, { key: 'new-key', timestamp: NOW - 7 }),
+      );
+
+      // Assess
+      expect(outcome).toEqual({
+        kind: 'unavailable',
+        status: 503,
+        reason: 'keys_unavailable',
+        error: failure,
+        details: { timestampAgeSeconds: 7 },
+      });
+      expect(sink.messages).toEqual([]);
+      expect(keySource.refreshRequests).toBe(1);
+    });
+
+    it('queues a call signed with a stale key without asking for a reload', async () => {
+      // Prepare
+      const { sink, keySource, run } = setup(POLICY, ['old-key']);
+      keySource.failRefreshWith(new KeyLoadError('DescribeSecret of webhook/key failed'));
+
+      // Act
+      const outcome = await run(signedRequest(COMPACT_BOOKING, { key: 'old-key' }));
+
+      // Assess
+      expect(outcome).toMatchObject({ kind: 'queued', status: 200 });
+      expect(sink.messages).toHaveLength(1);
+      expect(keySource.refreshRequests).toBe(0);
+    });
+
+    it.each([
+      ['401 missing_header', { method: 'POST', headers: {}, body: Buffer.from(COMPACT_BOOKING) }],
+      [
+        '401 malformed_header',
+        {
+          method: 'POST',
+          headers: { 'service-signature': 'signature=abc' },
+          body: Buffer.from(COMPACT_BOOKING),
+        },
+      ],
+      ['401 timestamp_too_old', signedRequest(COMPACT_BOOKING, { timestamp: NOW - 3600 })],
+      ['401 timestamp_in_future', signedRequest(COMPACT_BOOKING, { timestamp: NOW + 3600 })],
+      [
+        '400 body_not_json',
+        {
+          method: 'POST',
+          headers: { 'service-signature': signPayload('{}', 'new-key', NOW) },
+          body: Buffer.from('event=event_booked'),
+        },
+      ],
+    ])('still answers %s, which no key set can change', async (expected, request) => {
+      // Prepare
+      const { keySource, run } = setup();
+      keySource.failRefreshWith(new KeyLoadError('DescribeSecret of webhook/key failed'));
+
+      // Act
+      const outcome = await run(request);
+
+      // Assess
+      expect(`${outcome.status} ${'reason' in outcome ? outcome.reason : ''}`).toBe(expected);
+    });
+  });
+
   describe('rejected payloads of verified calls', () => {
     it('answers 400 body_not_json when a fresh, well-formed header comes with a non-JSON body', async () => {
       // Prepare

@@ -495,6 +495,83 @@ describe('Function: handler', () => {
         expect.objectContaining({ level: 'ERROR', using_stale_keys: true }),
       );
     });
+
+    describe('when the cached keys expired and Secrets Manager fails', () => {
+      /** A receiver that loaded `KEYS.previous`, whose cache then expired during an outage. */
+      async function receiverInOutage() {
+        const secrets = secretsManager([
+          version('v1', KEYS.previous, 90 * 24 * HOUR, ['AWSCURRENT']),
+        ]);
+        const handler = await receiver(secrets.options);
+        await handler.invoke(
+          restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: NOW, key: KEYS.previous })),
+        );
+        secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
+        clock.now += 301;
+        const call = (key: string) =>
+          handler.invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: clock.now, key })));
+        return { secrets, call, messages: handler.messages };
+      }
+
+      it('answers 503 with Retry-After, not 401, to a call signed with a key rotated in since the last load', async () => {
+        // Prepare
+        const { call, messages } = await receiverInOutage();
+
+        // Act
+        const rotated = await call(KEYS.current);
+
+        // Assess
+        expect(rotated.statusCode).toBe(503);
+        expect(rotated.headers['retry-after']).toBe('30');
+        expect(JSON.parse(rotated.body)).toEqual({
+          error: 'service_unavailable',
+          reason: 'keys_unavailable',
+        });
+        expect(await messages()).toHaveLength(1);
+        expect(output.logs().at(-1)).toMatchObject({
+          level: 'ERROR',
+          outcome: 'unavailable',
+          reason: 'keys_unavailable',
+          timestamp_age_seconds: 0,
+        });
+        const names = output.metricValues().map(({ name }) => name);
+        expect(names.filter((name) => name === 'KeyLoadFailure')).toHaveLength(1);
+        expect(names).not.toContain('SignatureRejected');
+      });
+
+      it('queues a call signed with the old key, which stays in use', async () => {
+        // Prepare
+        const { call, messages } = await receiverInOutage();
+
+        // Act
+        const old = await call(KEYS.previous);
+
+        // Assess
+        expect(old.statusCode).toBe(200);
+        expect(JSON.parse(old.body)).toEqual({ status: 'queued' });
+        expect(await messages()).toHaveLength(2);
+      });
+
+      it('accepts the rotated key and answers 401 to a wrong key once the keys load again', async () => {
+        // Prepare
+        const { secrets, call } = await receiverInOutage();
+        await call(KEYS.current);
+        fakeSecretVersions(secrets.mock, [
+          version('v2', KEYS.current, 0, ['AWSCURRENT']),
+          version('v1', KEYS.previous, 90 * 24 * HOUR, ['AWSPREVIOUS']),
+        ]);
+        clock.now += 30;
+
+        // Act
+        const rotated = await call(KEYS.current);
+        const forged = await call('forged');
+
+        // Assess
+        expect(rotated.statusCode).toBe(200);
+        expect(forged.statusCode).toBe(401);
+        expect(JSON.parse(forged.body)).toMatchObject({ reason: 'signature_mismatch' });
+      });
+    });
   });
 
   describe('logs and metrics', () => {

@@ -381,11 +381,11 @@ describe('Class: CachedKeyRing', () => {
       const refreshed = await ring.refreshAfterMismatch();
 
       // Assess
-      expect(refreshed).toEqual(ROTATED);
+      expect(refreshed).toEqual({ kind: 'refreshed', keys: ROTATED });
       expect(await ring.current()).toEqual(ROTATED);
     });
 
-    it('returns nothing when the reload finds the same keys', async () => {
+    it('reports unchanged when the reload finds the same keys', async () => {
       // Prepare
       const { ring, clock, loads } = scriptedRing();
       await ring.current();
@@ -395,7 +395,7 @@ describe('Class: CachedKeyRing', () => {
       const refreshed = await ring.refreshAfterMismatch();
 
       // Assess
-      expect(refreshed).toBeUndefined();
+      expect(refreshed).toEqual({ kind: 'unchanged' });
       expect(loads()).toBe(2);
     });
 
@@ -425,24 +425,76 @@ describe('Class: CachedKeyRing', () => {
       const refreshed = await ring.refreshAfterMismatch();
 
       // Assess
-      expect(refreshed).toBeUndefined();
+      expect(refreshed).toEqual({ kind: 'unchanged' });
       expect(loads()).toBe(1);
     });
 
-    it('keeps the old keys and reports the failure when the reload fails', async () => {
+    it('reports unavailable and keeps the old keys when the reload fails', async () => {
       // Prepare
       const { ring, clock, failures, script } = scriptedRing();
       await ring.current();
-      script(new KeyLoadError('throttled'));
+      const throttled = new KeyLoadError('throttled');
+      script(throttled);
       clock.now += 30_000;
 
       // Act
       const refreshed = await ring.refreshAfterMismatch();
 
       // Assess
-      expect(refreshed).toBeUndefined();
+      expect(refreshed).toEqual({ kind: 'unavailable', error: throttled });
       expect((await ring.current()).keys).toEqual(['key-one']);
       expect(failures).toHaveLength(1);
+    });
+
+    it('reports unavailable without another load when expired keys failed to reload within 30 s', async () => {
+      // Prepare: the cache expires and the reload in current() fails, so stale keys are served
+      const { ring, clock, loads, script } = scriptedRing(300);
+      await ring.current();
+      const outage = new KeyLoadError('InternalServiceError');
+      script(outage);
+      clock.now += 300_000;
+      const stale = await ring.current();
+
+      // Act
+      clock.now += 29_999;
+      const refreshed = await ring.refreshAfterMismatch();
+
+      // Assess
+      expect(stale.keys).toEqual(['key-one']);
+      expect(refreshed).toEqual({ kind: 'unavailable', error: outage });
+      expect(loads()).toBe(2);
+    });
+
+    it('reports unchanged again once a load succeeds after an outage', async () => {
+      // Prepare
+      const { ring, clock, script } = scriptedRing(300);
+      await ring.current();
+      script(new KeyLoadError('InternalServiceError'));
+      clock.now += 300_000;
+      await ring.current();
+      clock.now += 30_000;
+
+      // Act
+      const refreshed = await ring.refreshAfterMismatch();
+
+      // Assess
+      expect(refreshed).toEqual({ kind: 'unchanged' });
+    });
+
+    it('waits for a load in flight and reports its failure', async () => {
+      // Prepare: the cache expired; a reload is under way when a mismatch asks for one
+      const { ring, clock, loads, script } = scriptedRing(300);
+      await ring.current();
+      const outage = new KeyLoadError('InternalServiceError');
+      script(outage);
+      clock.now += 300_000;
+
+      // Act
+      const [, refreshed] = await Promise.all([ring.current(), ring.refreshAfterMismatch()]);
+
+      // Assess
+      expect(refreshed).toEqual({ kind: 'unavailable', error: outage });
+      expect(loads()).toBe(2);
     });
   });
 });
@@ -458,6 +510,6 @@ describe('Function: staticKeySource', () => {
 
     // Assess
     expect(keys).toEqual({ keys: ['local-key'], labels: ['WEBHOOK_SECRET'] });
-    expect(refreshed).toBeUndefined();
+    expect(refreshed).toEqual({ kind: 'unchanged' });
   });
 });
