@@ -5,7 +5,9 @@ import {
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { CONFIG_DEFAULTS } from '../receiver/config.js';
 import { type BookingEvent, parseBookingEvent } from './booking-event.js';
 
 export {
@@ -26,8 +28,19 @@ export class InvalidBookingEventError extends Error {
   }
 }
 
-const logger = new Logger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'webhook-consumer',
+/** The one event type this example processes. */
+const BOOKED = 'event_booked';
+
+/** Metric counted for each record acknowledged without processing: its event is not {@link BOOKED}. */
+export const SKIPPED_METRIC = 'EventSkipped';
+
+const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'webhook-consumer';
+const logger = new Logger({ serviceName });
+// The receiver's namespace unless the deployment sets its own; the service name tells them apart.
+const metrics = new Metrics({
+  serviceName,
+  namespace:
+    process.env.POWERTOOLS_METRICS_NAMESPACE || CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
 });
 
 /**
@@ -48,7 +61,36 @@ async function processBooking(booking: BookingEvent, record: SQSRecord): Promise
   });
 }
 
+/**
+ * The record's event type: the receiver's `event` attribute, else the body's `event` field (for
+ * messages from another producer); undefined when neither says.
+ */
+function eventTypeOf(record: SQSRecord): string | undefined {
+  const attribute = record.messageAttributes.event?.stringValue;
+  if (attribute !== undefined) return attribute;
+  try {
+    const value: unknown = JSON.parse(record.body);
+    const isObject = typeof value === 'object' && value !== null;
+    return isObject && 'event' in value && typeof value.event === 'string'
+      ? value.event
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function handleRecord(record: SQSRecord): Promise<void> {
+  const eventType = eventTypeOf(record);
+  // With FORWARD_EVENTS=* the queue also carries other events. Failing them would retry each 5
+  // times and fill the DLQ with valid webhooks; they are acknowledged, logged and counted.
+  if (eventType !== undefined && eventType !== BOOKED) {
+    logger.info('Skipped: not an event_booked', {
+      event_type: eventType.slice(0, 100),
+      message_id: record.messageId,
+    });
+    metrics.addMetric(SKIPPED_METRIC, MetricUnit.Count, 1);
+    return;
+  }
   try {
     const parsed = parseBookingEvent(record.body);
     if (!parsed.ok) {
@@ -68,9 +110,11 @@ async function handleRecord(record: SQSRecord): Promise<void> {
 }
 
 /**
- * Example SQS consumer: parses each record into a typed {@link BookingEvent} and processes it,
- * reporting failed records in `batchItemFailures` so only they are retried and, after the
- * queue's `maxReceiveCount`, moved to the dead-letter queue. On a FIFO queue processing stops at
+ * Example SQS consumer: parses each `event_booked` record into a typed {@link BookingEvent} and
+ * processes it, reporting failed records in `batchItemFailures` so only they are retried and,
+ * after the queue's `maxReceiveCount`, moved to the dead-letter queue. Records of other event
+ * types (queued when `FORWARD_EVENTS` is `*`) are acknowledged unprocessed, logged and counted
+ * as {@link SKIPPED_METRIC}. On a FIFO queue processing stops at
  * the first failure and the rest of the batch is reported failed too, to keep the order.
  * Needs `reportBatchItemFailures` on the event source mapping.
  *
@@ -81,9 +125,14 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
   logger.addContext(context);
   const fifo = event.Records[0]?.eventSourceARN.endsWith('.fifo') ?? false;
   const processor = fifo ? new SqsFifoPartialProcessorAsync() : new BatchProcessor(EventType.SQS);
-  return processPartialResponse(event, handleRecord, processor, {
-    context,
-    // A batch where every record failed is still a partial response: SQS retries exactly those.
-    throwOnFullBatchFailure: false,
-  });
+  try {
+    return await processPartialResponse(event, handleRecord, processor, {
+      context,
+      // A batch where every record failed is still a partial response: SQS retries exactly those.
+      throwOnFullBatchFailure: false,
+    });
+  } finally {
+    // Only skips are counted; an empty publish would log a warning on every batch.
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  }
 };

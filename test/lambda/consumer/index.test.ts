@@ -81,6 +81,86 @@ describe('Function: handler (consumer)', () => {
     ]);
   });
 
+  it('acknowledges a verified event of another type, logging its type and counting it', async () => {
+    // Prepare
+    const cancelled = phpJsonEncode(bookingPayload({ event: 'event_cancelled' }));
+    const event = sqsEvent([
+      { body: cancelled, messageId: 'm1', attributes: { event: 'event_cancelled' } },
+      { body: GOOD, messageId: 'm2', attributes: { event: 'event_booked' } },
+    ]);
+
+    // Act
+    const response = await handler(event, lambdaContext('webhook-consumer'));
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(output.logs()).toContainEqual(
+      expect.objectContaining({
+        message: 'Skipped: not an event_booked',
+        event_type: 'event_cancelled',
+      }),
+    );
+    expect(output.logs().filter(({ message }) => message === 'Booking received')).toHaveLength(1);
+    expect(output.metricValues()).toEqual([
+      { name: 'EventSkipped', value: 1, dimensions: { service: 'webhook-consumer' } },
+    ]);
+    expect(output.text()).not.toContain(BOOKER.email);
+    expect(output.text()).not.toContain(BOOKER.name);
+  });
+
+  it('reads the event type from the body when the record has no event attribute', async () => {
+    // Prepare
+    const event = sqsEvent([
+      { body: JSON.stringify(bookingPayload({ event: 'event_cancelled' })), messageId: 'm1' },
+    ]);
+
+    // Act
+    const response = await handler(event, lambdaContext('webhook-consumer'));
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(output.logs()).toContainEqual(
+      expect.objectContaining({ message: 'Skipped: not an event_booked' }),
+    );
+  });
+
+  it('still fails malformed event_booked records and records that name no event', async () => {
+    // Prepare
+    const noEvent = JSON.stringify({ ...bookingPayload(), event: undefined });
+    const event = sqsEvent([
+      { body: BAD, messageId: 'm1', attributes: { event: 'event_booked' } },
+      { body: noEvent, messageId: 'm2' },
+      { body: 'not json', messageId: 'm3' },
+    ]);
+
+    // Act
+    const response = await handler(event, lambdaContext('webhook-consumer'));
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: 'm1' },
+      { itemIdentifier: 'm2' },
+      { itemIdentifier: 'm3' },
+    ]);
+    expect(output.metricValues()).toEqual([]);
+  });
+
+  it('goes on past a skipped record on a FIFO queue', async () => {
+    // Prepare
+    const cancelled = phpJsonEncode(bookingPayload({ event: 'event_cancelled' }));
+    const event = sqsEvent([
+      { body: cancelled, messageId: 'm1', queueArn: FIFO_ARN, messageGroupId: '918273' },
+      { body: GOOD, messageId: 'm2', queueArn: FIFO_ARN, messageGroupId: '918273' },
+    ]);
+
+    // Act
+    const response = await handler(event, lambdaContext('webhook-consumer'));
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(output.logs().filter(({ message }) => message === 'Booking received')).toHaveLength(1);
+  });
+
   it('logs booking ids and the failing paths, never the name or e-mail', async () => {
     // Prepare
     const badUser = bookingPayload();
