@@ -11,9 +11,6 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
-import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from './local/local-queues.js';
-import { isLoopbackUrl, sqsClientFor } from './local/sqs-client.js';
-import { portFrom } from './local/start-config.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -22,7 +19,10 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './local/tool-io.js';
+} from './lib/tool-io.js';
+import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from './local/local-queues.js';
+import { isLoopbackUrl, sqsClientFor } from './local/sqs-client.js';
+import { portFrom } from './local/start-config.js';
 
 const USAGE = `Usage: npm run consume -- [--queue-url URL] [--follow] [--json]
 

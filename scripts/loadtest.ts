@@ -7,6 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
+import {
+  isEntryPoint,
+  isHttpUrl,
+  parseToolArgs,
+  processIo,
+  runTool,
+  type ToolIo,
+  UsageError,
+} from './lib/tool-io.js';
 import { type DrainedQueue, drainQueue } from './loadtest/drain-queue.js';
 import { type LocalProcess, startLocalProcess } from './loadtest/local-process.js';
 import { isRunBody, requestMix } from './loadtest/request-mix.js';
@@ -17,15 +26,6 @@ import { DOTENV_FILE, findWebhookSecret } from './local/dotenv.js';
 import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from './local/local-queues.js';
 import { isLoopbackUrl, sqsClientFor } from './local/sqs-client.js';
 import { portFrom } from './local/start-config.js';
-import {
-  isEntryPoint,
-  isHttpUrl,
-  parseToolArgs,
-  processIo,
-  runTool,
-  type ToolIo,
-  UsageError,
-} from './local/tool-io.js';
 
 const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL] [--queue-url URL]
                             [--seed N] [--time-limit SECONDS]

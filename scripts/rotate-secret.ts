@@ -19,7 +19,7 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './local/tool-io.js';
+} from './lib/tool-io.js';
 
 const USAGE = `Usage: npm run rotate-secret -- --secret-id ID (--put KEYFILE | --stage KEYFILE | --promote | --revoke-previous)
 

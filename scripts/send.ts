@@ -10,9 +10,6 @@ import { resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
 import { readFileOption } from './lib/cli-options.js';
-import { buildBookingPayload } from './local/booking-payload.js';
-import { DOTENV_FILE, findWebhookSecret } from './local/dotenv.js';
-import { DEFAULT_PORT, portFrom } from './local/start-config.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -21,7 +18,10 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './local/tool-io.js';
+} from './lib/tool-io.js';
+import { buildBookingPayload } from './local/booking-payload.js';
+import { DOTENV_FILE, findWebhookSecret } from './local/dotenv.js';
+import { DEFAULT_PORT, portFrom } from './local/start-config.js';
 import { WEBHOOK_PATH } from './local/webhook-server.js';
 
 const USAGE = `Usage: npm run send -- [--url URL] [--file payload.json] [--event NAME] [--count N] [--secret-id ID]

@@ -7,7 +7,7 @@
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
 import { readSigningKey, refuseKeyArguments } from './lib/signing-key.js';
-import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './local/tool-io.js';
+import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './lib/tool-io.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent sign -- --body-file PATH [--t SECONDS] [--secret-file PATH]
 

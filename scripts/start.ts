@@ -4,10 +4,10 @@
  * @module
  */
 import { resolve } from 'node:path';
+import { parseToolArgs, processIo, runTool } from './lib/tool-io.js';
 import { DOTENV_FILE } from './local/dotenv.js';
 import { type LocalReceiver, startLocalReceiver } from './local/local-receiver.js';
 import { readStartConfig, type StartConfig } from './local/start-config.js';
-import { parseToolArgs, processIo, runTool } from './local/tool-io.js';
 
 const USAGE = `Usage: npm start
 

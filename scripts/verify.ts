@@ -15,7 +15,7 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './local/tool-io.js';
+} from './lib/tool-io.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent verify -- --header '<value>' --body-file PATH
          [--now SECONDS] [--tolerance SECONDS] [--secret-file PATH]

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { UsageError } from '../local/tool-io.js';
+import { UsageError } from './tool-io.js';
 
 /** The current time as whole Unix seconds, the unit of `t` in `Service-Signature`. */
 export function unixSecondsNow(): number {

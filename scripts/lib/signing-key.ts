@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type ToolIo, UsageError } from '../local/tool-io.js';
+import { type ToolIo, UsageError } from './tool-io.js';
 
 /** The environment variable a tool reads the signing key from. */
 export const WEBHOOK_SECRET_VARIABLE = 'WEBHOOK_SECRET';

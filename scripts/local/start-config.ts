@@ -1,6 +1,6 @@
+import { UsageError } from '../lib/tool-io.js';
 import { DEFAULT_LOCAL_SQS_PORT } from './local-queues.js';
 import { LOOPBACK } from './net.js';
-import { UsageError } from './tool-io.js';
 
 /** Port of the local webhook endpoint when `PORT` is not set. */
 export const DEFAULT_PORT = 3000;

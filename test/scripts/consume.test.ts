@@ -4,7 +4,7 @@ import { main } from '../../scripts/consume.js';
 import { buildBookingPayload } from '../../scripts/local/booking-payload.js';
 import { type LocalQueues, startLocalQueues } from '../../scripts/local/local-queues.js';
 import { sqsClientFor } from '../../scripts/local/sqs-client.js';
-import { runTool, type ToolRun, type ToolRunOptions } from './local/run-tool.js';
+import { runTool, type ToolRun, type ToolRunOptions } from './lib/run-tool.js';
 
 let queues: LocalQueues;
 let sqs: SQSClient;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../scripts/loadtest.js';
 import { closeServer, listen } from '../../scripts/local/net.js';
 import { type LocalSqs, startLocalSqs } from '../support/local-sqs.js';
-import { runTool } from './local/run-tool.js';
+import { runTool } from './lib/run-tool.js';
 
 describe('Tool: npm run loadtest', () => {
   it('sends 600 calls at 20 connections through npm start, pairs every queued answer with one message, and stops the child', async () => {

@@ -17,7 +17,7 @@ import {
   RotationError,
 } from '../../scripts/rotate-secret.js';
 import { FakeSecretStore, serveSecretStore } from '../support/secret-store.js';
-import { runTool, type ToolRun } from './local/run-tool.js';
+import { runTool, type ToolRun } from './lib/run-tool.js';
 
 const SECRET_ID = 'webhook-signing-key';
 

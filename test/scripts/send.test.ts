@@ -9,7 +9,7 @@ import type { LocalReceiver } from '../../scripts/local/local-receiver.js';
 import { sqsClientFor } from '../../scripts/local/sqs-client.js';
 import { main } from '../../scripts/send.js';
 import { startLocalReceiverInProcess } from '../support/local-receiver.js';
-import { runTool, type ToolRun } from './local/run-tool.js';
+import { runTool, type ToolRun } from './lib/run-tool.js';
 
 const KEY = 'whsec-send-test-key';
 

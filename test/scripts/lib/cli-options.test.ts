@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileOption, wholeSecondsOption } from '../../../scripts/lib/cli-options.js';
-import { UsageError } from '../../../scripts/local/tool-io.js';
+import { UsageError } from '../../../scripts/lib/tool-io.js';
 
 describe('Function: wholeSecondsOption', () => {
   it('reads decimal digits and falls back when the option is absent', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSigningKey, refuseKeyArguments } from '../../../scripts/lib/signing-key.js';
-import { UsageError } from '../../../scripts/local/tool-io.js';
+import { UsageError } from '../../../scripts/lib/tool-io.js';
 
 let dir: string;
 

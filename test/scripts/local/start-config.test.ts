@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../scripts/lib/tool-io.js';
 import { readStartConfig } from '../../../scripts/local/start-config.js';
-import { UsageError } from '../../../scripts/local/tool-io.js';
 
 describe('Function: readStartConfig', () => {
   it('defaults to port 3000 on loopback and the queue on 9324', () => {
