@@ -104,12 +104,13 @@ function queueUrlFrom(env: Environment): string {
 /**
  * Largest `MAX_BODY_BYTES`. SQS takes at most 1 MiB (1,048,576 bytes) per message, counting the
  * body and every attribute's name, type and value. The body goes to the queue unchanged, with
- * attributes: `signature_timestamp`, `dedup_key` (64 hex digits) and the payload's `event`,
- * `event_at` and `source`. 1,000,000 leaves 48,576 bytes for them, where the spec's values need
- * under 300; above the limit a large signed call would fail SendMessage on every retry, a 503 the
- * sender can never get past.
+ * attributes that copy the payload's `event`, `event_at` and `source` (so together never longer
+ * than the body) plus `signature_timestamp` and `dedup_key` (under 200 bytes with all names and
+ * types). A body of at most 512,000 bytes therefore always fits, however a signed payload spreads
+ * its text over those fields; above that a large signed call could fail SendMessage on every
+ * retry, a 503 the sender can never get past.
  */
-const MAX_BODY_BYTES_LIMIT = 1_000_000;
+const MAX_BODY_BYTES_LIMIT = 512_000;
 
 type IntegerVariable = keyof typeof CONFIG_DEFAULTS &
   (

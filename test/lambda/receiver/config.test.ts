@@ -56,12 +56,12 @@ describe('Function: loadConfig', () => {
     expect(config.forwardEvents).toBe('*');
   });
 
-  it('accepts MAX_BODY_BYTES up to 1000000, which leaves SQS room for the attributes', () => {
+  it('accepts MAX_BODY_BYTES up to 512000, so the body and its attribute copies fit an SQS message', () => {
     // Act
-    const config = loadConfig({ ...MINIMAL, MAX_BODY_BYTES: '1000000' });
+    const config = loadConfig({ ...MINIMAL, MAX_BODY_BYTES: '512000' });
 
     // Assess
-    expect(config.maxBodyBytes).toBe(1_000_000);
+    expect(config.maxBodyBytes).toBe(512_000);
   });
 
   it('refuses a MAX_BODY_BYTES above what SQS accepts, naming the limit', () => {
@@ -70,7 +70,7 @@ describe('Function: loadConfig', () => {
 
     // Assess
     expect(load).toThrow(ConfigError);
-    expect(load).toThrow("MAX_BODY_BYTES must be at most 1000000, got '1048576'");
+    expect(load).toThrow("MAX_BODY_BYTES must be at most 512000, got '1048576'");
   });
 
   it('uses a static, trimmed key when only WEBHOOK_SECRET is set (local runs)', () => {
@@ -101,7 +101,7 @@ describe('Function: loadConfig', () => {
     ['SECRET_CACHE_SECONDS', { ...MINIMAL, SECRET_CACHE_SECONDS: '1.5' }],
     ['MAX_BODY_BYTES', { ...MINIMAL, MAX_BODY_BYTES: '0' }],
     ['MAX_BODY_BYTES', { ...MINIMAL, MAX_BODY_BYTES: '256k' }],
-    ['MAX_BODY_BYTES', { ...MINIMAL, MAX_BODY_BYTES: '1000001' }],
+    ['MAX_BODY_BYTES', { ...MINIMAL, MAX_BODY_BYTES: '512001' }],
     ['FORWARD_EVENTS', { ...MINIMAL, FORWARD_EVENTS: ' , ' }],
     ['FORWARD_EVENTS', { ...MINIMAL, FORWARD_EVENTS: '*,event_booked' }],
     ['WEBHOOK_SECRET', { ...MINIMAL, WEBHOOK_SECRET: 'local-key' }],
