@@ -90,8 +90,8 @@ export function recordOutcome(
 }
 
 /**
- * Counts and logs a failed key load. With stale keys still in use calls keep being verified,
- * so this metric is the only sign of the outage and is what the KeyLoadFailure alarm watches.
+ * Counts and logs a failed key load. With stale keys still in use, calls those keys verify keep
+ * being queued, so this metric and log line are where a Secrets Manager outage shows first.
  *
  * @param observability - logger and metrics
  * @param error - what failed
