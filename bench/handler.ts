@@ -5,11 +5,11 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { signPayload } from '../lambda/core/index.js';
 import { loadConfig } from '../lambda/receiver/config.js';
 import { createHandler, type ReceiverHandler } from '../lambda/receiver/handler.js';
-import { toApiGatewayEvent } from '../scripts/local/api-gateway-event.js';
-import { buildBookingPayload } from '../scripts/local/booking-payload.js';
-import { createLocalContext } from '../scripts/local/lambda-context.js';
-import { startLocalQueues } from '../scripts/local/local-queues.js';
-import { sqsClientFor } from '../scripts/local/sqs-client.js';
+import { toApiGatewayEvent } from '../local/api-gateway-event.js';
+import { buildBookingPayload } from '../local/booking-payload.js';
+import { createLocalContext } from '../local/lambda-context.js';
+import { startLocalQueues } from '../local/local-queues.js';
+import { sqsClientFor } from '../local/sqs-client.js';
 import { percentile } from './percentile.js';
 import type { BenchSection, BenchTable } from './section.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon, { type AutocannonResult } from 'autocannon';
 import { signPayload } from '../lambda/core/index.js';
-import { buildBookingPayload } from '../scripts/local/booking-payload.js';
+import { buildBookingPayload } from '../local/booking-payload.js';
 import type { BenchSection, BenchTable } from './section.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -24,7 +24,7 @@ interface StartedReceiver {
 }
 
 /**
- * Starts `scripts/start.ts` as `npm start` runs it (node with tsx), in an empty directory, on free
+ * Starts `local/start.ts` as `npm start` runs it (node with tsx), in an empty directory, on free
  * ports, with a key in WEBHOOK_SECRET and none of the caller's AWS or receiver settings.
  */
 async function startReceiver(cwd: string): Promise<StartedReceiver> {
@@ -33,7 +33,7 @@ async function startReceiver(cwd: string): Promise<StartedReceiver> {
       ([name]) => !/^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/.test(name),
     ),
   );
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'scripts/start.ts')], {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'local/start.ts')], {
     cwd,
     env: {
       ...inherited,

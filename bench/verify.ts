@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { signPayload, squashJson, verifySignature } from '../lambda/core/index.js';
-import { phpJsonEncode } from '../scripts/local/booking-payload.js';
+import { phpJsonEncode } from '../local/booking-payload.js';
 import { compareOperations } from './measure.js';
 import type { BenchSection, BenchTable } from './section.js';
 

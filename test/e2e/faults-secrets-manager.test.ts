@@ -5,9 +5,9 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RequestSource, requestMix } from '../../scripts/loadtest/request-mix.js';
-import { type LoadRun, runLoad } from '../../scripts/loadtest/run-load.js';
-import { CONTRACT, type Expectations, judgeRun } from '../../scripts/loadtest/verdict.js';
+import { type RequestSource, requestMix } from '../../loadtest/request-mix.js';
+import { type LoadRun, runLoad } from '../../loadtest/run-load.js';
+import { CONTRACT, type Expectations, judgeRun } from '../../loadtest/verdict.js';
 import { type CapturedOutput, captureOutput } from '../support/capture-output.js';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.js';
 import { useLocalSqs } from '../support/local-sqs.js';

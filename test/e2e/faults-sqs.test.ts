@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { drainQueue } from '../../scripts/loadtest/drain-queue.js';
-import { isRunBody, requestMix } from '../../scripts/loadtest/request-mix.js';
-import { type LoadResult, runLoad } from '../../scripts/loadtest/run-load.js';
-import { CONTRACT, judgeRun } from '../../scripts/loadtest/verdict.js';
-import type { LocalReceiver } from '../../scripts/local/local-receiver.js';
-import { sqsClientFor } from '../../scripts/local/sqs-client.js';
+import { drainQueue } from '../../loadtest/drain-queue.js';
+import { isRunBody, requestMix } from '../../loadtest/request-mix.js';
+import { type LoadResult, runLoad } from '../../loadtest/run-load.js';
+import { CONTRACT, judgeRun } from '../../loadtest/verdict.js';
+import type { LocalReceiver } from '../../local/local-receiver.js';
+import { sqsClientFor } from '../../local/sqs-client.js';
 import { answerWatch } from '../support/answer-watch.js';
 import { captureOutput } from '../support/capture-output.js';
 import { startLocalReceiverInProcess } from '../support/local-receiver.js';
@@ -23,7 +23,7 @@ const needsQueue = (result: LoadResult): boolean =>
 
 // In-process rather than `npm start` as a child: the outage is the embedded queue's listener
 // stopping and starting again with its messages kept, and only this process holds that listener.
-// The receiver is startLocalReceiver, exactly what scripts/start.ts runs: same wiring under test.
+// The receiver is startLocalReceiver, exactly what local/start.ts runs: same wiring under test.
 // The timeout is generous: several hundred calls on two cores shared with the rest of npm test.
 describe('Fault: SQS unreachable for a window of a load run (local receiver wiring)', {
   timeout: 60_000,

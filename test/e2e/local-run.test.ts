@@ -7,15 +7,15 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { postWebhook } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
-import { buildBookingPayload } from '../../scripts/local/booking-payload.js';
-import { closeServer, listen } from '../../scripts/local/net.js';
-import { sqsClientFor } from '../../scripts/local/sqs-client.js';
-import { postWebhook } from '../../scripts/send.js';
+import { buildBookingPayload } from '../../local/booking-payload.js';
+import { closeServer, listen } from '../../local/net.js';
+import { sqsClientFor } from '../../local/sqs-client.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-const START = join(ROOT, 'scripts/start.ts');
+const START = join(ROOT, 'local/start.ts');
 
 /** Children still running, stopped after each test even when it failed half-way. */
 const running = new Set<ChildProcess>();
@@ -33,7 +33,7 @@ interface StartedProcess {
 }
 
 /**
- * Runs `scripts/start.ts` the way `npm start` does (node + tsx), in `cwd`, on free ports, with
+ * Runs `local/start.ts` the way `npm start` does (node + tsx), in `cwd`, on free ports, with
  * none of the caller's receiver settings: a clean first run.
  */
 function startProcess(cwd: string, env: NodeJS.ProcessEnv = {}): StartedProcess {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { postWebhook, type WebhookResponse } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/sign.js';
-import { runBookingBody, seededRandom } from '../../scripts/loadtest/request-mix.js';
-import { postWebhook, type WebhookResponse } from '../../scripts/send.js';
+import { runBookingBody, seededRandom } from '../../loadtest/request-mix.js';
 import { type CapturedOutput, captureOutput } from '../support/capture-output.js';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.js';
 import { useLocalSqs } from '../support/local-sqs.js';

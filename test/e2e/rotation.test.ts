@@ -2,16 +2,16 @@ import { performance } from 'node:perf_hooks';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyRotation, type RotateAction } from '../../cli/rotate-secret.js';
 import { signPayload } from '../../lambda/core/sign.js';
 import {
   type RequestSource,
   runBookingBody,
   seededRandom,
   webhookHeaders,
-} from '../../scripts/loadtest/request-mix.js';
-import { runLoad } from '../../scripts/loadtest/run-load.js';
-import { judgeRun } from '../../scripts/loadtest/verdict.js';
-import { applyRotation, type RotateAction } from '../../scripts/rotate-secret.js';
+} from '../../loadtest/request-mix.js';
+import { runLoad } from '../../loadtest/run-load.js';
+import { judgeRun } from '../../loadtest/verdict.js';
 import { answerWatch } from '../support/answer-watch.js';
 import { type CapturedOutput, captureOutput } from '../support/capture-output.js';
 import { type HttpReceiver, startHttpReceiver } from '../support/http-receiver.js';

@@ -1,4 +1,4 @@
-import type { LoadResult } from '../../scripts/loadtest/run-load.js';
+import type { LoadResult } from '../../loadtest/run-load.js';
 
 /** Follows the answers of a load run so a test can act mid-run (inject a fault, rotate a key). */
 export interface AnswerWatch {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { toApiGatewayEvent } from '../../scripts/local/api-gateway-event.js';
+import { toApiGatewayEvent } from '../../local/api-gateway-event.js';
 
 /** A webhook call as a sender makes it, for building API Gateway events. */
 export interface HttpCall {

@@ -1,6 +1,6 @@
 import { signPayload } from '../../lambda/core/sign.js';
 
-export { phpJsonEncode } from '../../scripts/local/booking-payload.js';
+export { phpJsonEncode } from '../../local/booking-payload.js';
 
 import type { HttpCall } from './api-gateway-events.js';
 

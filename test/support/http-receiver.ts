@@ -1,8 +1,8 @@
 import { type Environment, loadConfig } from '../../lambda/receiver/config.js';
 import { createHandler, type HandlerDependencies } from '../../lambda/receiver/handler.js';
-import { type DrainedQueue, drainQueue } from '../../scripts/loadtest/drain-queue.js';
-import { isRunBody } from '../../scripts/loadtest/request-mix.js';
-import { startWebhookServer } from '../../scripts/local/webhook-server.js';
+import { type DrainedQueue, drainQueue } from '../../loadtest/drain-queue.js';
+import { isRunBody } from '../../loadtest/request-mix.js';
+import { startWebhookServer } from '../../local/webhook-server.js';
 import type { LocalSqs } from './local-sqs.js';
 
 /** The production handler behind the local run's HTTP adapter, on a queue of its own. */

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type LocalReceiver, startLocalReceiver } from '../../scripts/local/local-receiver.js';
+import { type LocalReceiver, startLocalReceiver } from '../../local/local-receiver.js';
 
 /**
  * Starts what `npm start` runs (`startLocalReceiver`: the embedded queue, then the production

@@ -12,7 +12,7 @@ import {
 
 /**
  * One secret that changes as Secrets Manager changes it, so a rotation made with
- * `scripts/rotate-secret.ts` (PutSecretValue, UpdateSecretVersionStage, ListSecretVersionIds) is
+ * `cli/rotate-secret.ts` (PutSecretValue, UpdateSecretVersionStage, ListSecretVersionIds) is
  * what the receiver's key loader (DescribeSecret, GetSecretValue) sees next. Label rules as
  * documented for the service: each label is on one version at most; a put without labels, or the
  * secret's first put, gets AWSCURRENT; moving AWSCURRENT moves AWSPREVIOUS to the version it

@@ -1,0 +1,245 @@
+/**
+ * `npm run consume`: receive, print and delete what the receiver queued, from the local queue of
+ * `npm start` or the deployed one.
+ * @module
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
+import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from '../local/local-queues.js';
+import { isLoopbackUrl, sqsClientFor } from '../local/sqs-client.js';
+import { portFrom } from '../local/start-config.js';
+import {
+  isEntryPoint,
+  isHttpUrl,
+  parseToolArgs,
+  processIo,
+  runTool,
+  type ToolIo,
+  UsageError,
+} from './lib/tool-io.js';
+
+const USAGE = `Usage: npm run consume -- [--queue-url URL] [--follow] [--json]
+
+Receives the webhook events the receiver queued, prints them and deletes them.
+
+  --queue-url URL   queue to read (default: the local queue of npm start,
+                    http://127.0.0.1:$LOCAL_SQS_PORT/123456789012/webhook-events, port default 9324);
+                    for a deployed stack use its QueueUrl output (normal AWS credentials apply)
+  --follow          keep waiting for new messages until Ctrl-C (default: empty the queue and exit)
+  --json            print each message as one JSON line: messageId, attributes, body (exact text)
+  --help            show this help`;
+
+/** How to poll a queue: seconds to long-poll, and a pause after an empty receive while following. */
+interface Polling {
+  readonly drainWaitSeconds: number;
+  readonly followWaitSeconds: number;
+  readonly idlePauseMs: number;
+}
+
+/**
+ * SQS returns a long poll as soon as a message is there, so long polls cost nothing in latency:
+ * 1 s while draining (a short poll may miss messages on servers it does not sample), SQS's
+ * maximum of 20 s while following.
+ */
+const AWS_POLLING: Polling = { drainWaitSeconds: 1, followWaitSeconds: 20, idlePauseMs: 0 };
+
+/**
+ * The embedded queue holds every message in one place, so a short poll sees them all; and its
+ * long poll waits out the full time unless ten messages are ready, so following it short-polls
+ * with a pause instead.
+ */
+const LOCAL_POLLING: Polling = { drainWaitSeconds: 0, followWaitSeconds: 0, idlePauseMs: 250 };
+
+interface ConsumeOptions {
+  readonly queueUrl: string;
+  readonly follow: boolean;
+  readonly json: boolean;
+}
+
+/**
+ * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 the queue could
+ * not be read, 2 usage error).
+ *
+ * @param args - arguments after `--`
+ * @param io - streams, environment and working directory
+ * @param stop - ends `--follow` (the entry point aborts it on Ctrl-C)
+ */
+export function main(
+  args: readonly string[],
+  io: ToolIo,
+  stop: AbortSignal = new AbortController().signal,
+): Promise<number> {
+  return runTool(
+    io,
+    { name: 'consume', usage: USAGE },
+    () => parseOptions(args, io.env),
+    (options) => consume(options, io, stop),
+  );
+}
+
+async function consume(options: ConsumeOptions, io: ToolIo, stop: AbortSignal): Promise<number> {
+  const client = sqsClientFor(options.queueUrl, io.env);
+  const polling = isLoopbackUrl(options.queueUrl) ? LOCAL_POLLING : AWS_POLLING;
+  let count = 0;
+  try {
+    for (;;) {
+      const messages = await receive(client, options, polling, stop);
+      if (messages === undefined) break;
+      if (messages.length === 0) {
+        if (!options.follow || !(await pause(polling.idlePauseMs, stop))) break;
+        continue;
+      }
+      for (const message of messages) {
+        io.out(options.json ? formatJson(message) : formatPretty(message));
+      }
+      await deleteMessages(client, options.queueUrl, messages);
+      count += messages.length;
+    }
+  } catch (error) {
+    io.err(describeFailure(error, options.queueUrl));
+    return 1;
+  } finally {
+    client.destroy();
+  }
+  io.err(`${count} message${count === 1 ? '' : 's'} received and deleted from ${options.queueUrl}`);
+  return 0;
+}
+
+/** One receive; `undefined` when `stop` aborted it. */
+async function receive(
+  client: SQSClient,
+  options: ConsumeOptions,
+  polling: Polling,
+  stop: AbortSignal,
+): Promise<Message[] | undefined> {
+  if (stop.aborted) return undefined;
+  try {
+    const received = await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: options.follow ? polling.followWaitSeconds : polling.drainWaitSeconds,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+      }),
+      { abortSignal: stop },
+    );
+    return received.Messages ?? [];
+  } catch (error) {
+    if (stop.aborted) return undefined;
+    throw error;
+  }
+}
+
+/** Waits `ms`; resolves `false` when `stop` aborted the wait. */
+async function pause(ms: number, stop: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal: stop });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function deleteMessages(
+  client: SQSClient,
+  queueUrl: string,
+  messages: readonly Message[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  const result = await client.send(
+    new DeleteMessageBatchCommand({
+      QueueUrl: queueUrl,
+      Entries: messages.map((message, index) => ({
+        Id: String(index),
+        ReceiptHandle: message.ReceiptHandle,
+      })),
+    }),
+  );
+  const failed = result.Failed ?? [];
+  if (failed.length > 0) {
+    throw new Error(
+      `could not delete ${failed.length} message(s): ${failed[0]?.Message ?? failed[0]?.Code}`,
+    );
+  }
+}
+
+/**
+ * One line per message: booking id, event, user, session, cost, from the consumer's typed
+ * parser; anything else shows why it is not a booking and the start of its body.
+ */
+export function formatPretty(message: Message): string {
+  const body = message.Body ?? '';
+  const parsed = parseBookingEvent(body);
+  if (parsed.ok) {
+    const { event, data } = parsed.event;
+    return [
+      `booking ${data.id}`,
+      event,
+      `"${data.event_name}"`,
+      `user ${data.user.id} ${data.user.name} <${data.user.email}>`,
+      `session ${data.session_start} - ${data.session_end}`,
+      `cost ${data.cost}`,
+    ].join(' | ');
+  }
+  const event = message.MessageAttributes?.event?.StringValue ?? 'unknown event';
+  const excerpt = body.length > 200 ? `${body.slice(0, 200)}...` : body;
+  return `message ${message.MessageId} | ${event} | not an event_booked payload (${parsed.issues.join('; ')}) | ${excerpt}`;
+}
+
+/** The message as one JSON line: id, attributes as plain strings, and the body text exactly as queued. */
+export function formatJson(message: Message): string {
+  const attributes = Object.fromEntries(
+    Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+      name,
+      value.StringValue ?? value.BinaryValue,
+    ]),
+  );
+  return JSON.stringify({
+    messageId: message.MessageId,
+    receiveCount: Number(message.Attributes?.ApproximateReceiveCount ?? 1),
+    attributes,
+    body: message.Body,
+  });
+}
+
+function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeOptions | 'help' {
+  const values = parseToolArgs(args, {
+    'queue-url': { type: 'string' },
+    follow: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
+  const queueUrl =
+    values['queue-url'] ?? localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT));
+  if (!isHttpUrl(queueUrl)) {
+    throw new UsageError(`--queue-url must be an http(s) SQS queue URL, got '${queueUrl}'`);
+  }
+  return { queueUrl, follow: values.follow, json: values.json };
+}
+
+function describeFailure(error: unknown, queueUrl: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED') {
+    return `Nothing answers at ${new URL(queueUrl).origin}: start the local receiver with npm start (or pass --queue-url)`;
+  }
+  const name = (error as Error).name;
+  if (name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue') {
+    return `No queue at ${queueUrl}: check --queue-url (the stack's QueueUrl output)`;
+  }
+  return `Could not read ${queueUrl}: ${(error as Error).message}`;
+}
+
+if (isEntryPoint(import.meta.url)) {
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  process.once('SIGTERM', () => stop.abort());
+  process.exitCode = await main(process.argv.slice(2), processIo(), stop.signal);
+}

@@ -1,0 +1,116 @@
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+/** What a command-line tool reads and writes, injectable so tests can run tools in-process. */
+export interface ToolIo {
+  /** Writes one line of results to stdout. */
+  readonly out: (line: string) => void;
+  /** Writes one line of diagnostics to stderr. */
+  readonly err: (line: string) => void;
+  /** Environment variables (`process.env`). */
+  readonly env: NodeJS.ProcessEnv;
+  /** Standard input, for keys piped in with `-`. */
+  readonly stdin: NodeJS.ReadableStream;
+  /** The user's directory: paths given on the command line (key and payload files) are relative to it. */
+  readonly cwd: string;
+  /** The project directory, which holds the `.env` that `npm start` writes. */
+  readonly projectDir: string;
+}
+
+/**
+ * The real process's streams and environment. `npm run` starts scripts in the project directory
+ * and passes the directory the user typed the command in as `INIT_CWD`: file arguments are
+ * resolved against the latter, as the user expects.
+ */
+export function processIo(): ToolIo {
+  return {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+    stdin: process.stdin,
+    cwd: process.env.INIT_CWD ?? process.cwd(),
+    projectDir: process.cwd(),
+  };
+}
+
+/**
+ * Whether the module at `moduleUrl` is the script node was started with (`tsx cli/x.ts`), as
+ * opposed to imported by a test. Symlinks are resolved so both sides name the same file.
+ */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  return pathToFileURL(realpathSync(script)).href === moduleUrl;
+}
+
+/** A command-line mistake: the tool shows the message with a pointer to `--help` and exits 2. */
+export class UsageError extends Error {
+  /** @param message - what is wrong with the arguments, in one line */
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * Parses `--name value` / `--flag` options strictly (unknown options and stray arguments are
+ * errors), turning the parser's complaints into {@link UsageError}s.
+ *
+ * @param args - the arguments after `--`
+ * @param options - the tool's options, as for `util.parseArgs`
+ * @throws {UsageError} on an unknown option, a missing value or a positional argument
+ */
+export function parseToolArgs<const T extends NonNullable<ParseArgsConfig['options']>>(
+  args: readonly string[],
+  options: T,
+) {
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** What a tool's `main` needs to know about itself to report usage. */
+export interface ToolDescription {
+  /** The npm script name, e.g. `send`, used in "see npm run send -- --help". */
+  readonly name: string;
+  /** The text `--help` prints. */
+  readonly usage: string;
+}
+
+/**
+ * The common frame of every tool: parse the arguments (a {@link UsageError} is one line on stderr
+ * and exit status 2; `'help'` prints the usage and exits 0), then run with the parsed options.
+ *
+ * @param io - where usage and errors go
+ * @param tool - name and usage text
+ * @param parse - turns the arguments into options, or `'help'`
+ * @param run - does the work; resolves with the exit status
+ */
+export async function runTool<Options>(
+  io: ToolIo,
+  tool: ToolDescription,
+  parse: () => Options | 'help' | Promise<Options | 'help'>,
+  run: (options: Options) => Promise<number>,
+): Promise<number> {
+  let options: Options | 'help';
+  try {
+    options = await parse();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`${error.message} (see npm run ${tool.name} -- --help)`);
+    return 2;
+  }
+  if (options === 'help') {
+    io.out(tool.usage);
+    return 0;
+  }
+  return run(options);
+}
+
+/** Whether `text` is an absolute http(s) URL, the only kind the tools send to or read from. */
+export function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
+}

@@ -1,0 +1,236 @@
+/**
+ * `npm run send`: sign a booking webhook the way the service does and POST it to the receiver,
+ * local (`npm start`) or deployed (`WebhookUrl` output of the stack).
+ * @module
+ */
+
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { resolve } from 'node:path';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { buildBookingPayload } from '../local/booking-payload.js';
+import { DOTENV_FILE, findWebhookSecret } from '../local/dotenv.js';
+import { DEFAULT_PORT, portFrom } from '../local/start-config.js';
+import { WEBHOOK_PATH } from '../local/webhook-server.js';
+import { readFileOption } from './lib/cli-options.js';
+import {
+  isEntryPoint,
+  isHttpUrl,
+  parseToolArgs,
+  processIo,
+  runTool,
+  type ToolIo,
+  UsageError,
+} from './lib/tool-io.js';
+
+const USAGE = `Usage: npm run send -- [--url URL] [--file payload.json] [--event NAME] [--count N] [--secret-id ID]
+
+Signs a webhook call as the booking service does (Service-Signature: t=<now>,signature=<HMAC>)
+and POSTs it, printing each response.
+
+  --url URL         receiver URL (default http://127.0.0.1:$PORT/webhook, PORT default 3000);
+                    for a deployed stack use its WebhookUrl output
+  --file PATH       send this file's bytes as the body instead of a generated booking
+  --event NAME      event name of the generated booking (default event_booked)
+  --count N         send N calls, each a new booking (default 1)
+  --secret-id ID    sign with the AWSCURRENT key of this Secrets Manager secret (name or ARN)
+                    instead of WEBHOOK_SECRET (environment, then .env)
+  --help            show this help
+
+Exit status: 0 when every call got a 2xx answer, 1 otherwise, 2 on a usage error.`;
+
+interface SendOptions {
+  readonly url: string;
+  /** `--file` as given, for messages. */
+  readonly file: string | undefined;
+  /** The bytes of `--file`, read once and sent unchanged on every call. */
+  readonly fileBody: Buffer | undefined;
+  readonly event: string | undefined;
+  readonly count: number;
+  readonly secretId: string | undefined;
+}
+
+/** The answer of the receiver to one call. */
+export interface WebhookResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+/**
+ * Runs the tool with command-line `args`; resolves with the exit status.
+ *
+ * @param args - arguments after `--`
+ * @param io - streams, environment and working directory
+ */
+export function main(args: readonly string[], io: ToolIo): Promise<number> {
+  return runTool(
+    io,
+    { name: 'send', usage: USAGE },
+    () => parseOptions(args, io),
+    (options) => send(options, io),
+  );
+}
+
+async function send(options: SendOptions, io: ToolIo): Promise<number> {
+  const key = await loadKey(options.secretId, io);
+  if (key === undefined) return 1;
+  let failures = 0;
+  for (let i = 1; i <= options.count; i++) {
+    const body = options.fileBody ?? Buffer.from(buildBookingPayload(withEvent(options.event)));
+    let signature: string;
+    try {
+      signature = signPayload(body, key, Math.floor(Date.now() / 1000));
+    } catch (error) {
+      if (!(error instanceof BodyNotJsonError)) throw error;
+      io.err(`${options.file} is not a single JSON value: the service only signs JSON bodies`);
+      return 1;
+    }
+    let response: WebhookResponse;
+    try {
+      response = await postWebhook(options.url, body, signature);
+    } catch (error) {
+      io.err(`POST ${options.url} failed: ${describeNetworkError(error)}`);
+      return 1;
+    }
+    if (response.status < 200 || response.status > 299) failures++;
+    io.out(`[${i}/${options.count}] ${describeBody(body)} -> ${response.status} ${response.body}`);
+  }
+  if (options.count > 1) io.out(`${options.count - failures} of ${options.count} calls accepted`);
+  return failures === 0 ? 0 : 1;
+}
+
+/**
+ * POSTs `body` with the headers the service sends (spec 4.1): `Content-Type: application/json`,
+ * `Content-Length`, `Connection: close` and `Service-Signature`.
+ */
+export function postWebhook(
+  url: string,
+  body: Uint8Array,
+  signature: string,
+): Promise<WebhookResponse> {
+  const target = new URL(url);
+  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolveResponse, reject) => {
+    const call = request(
+      target,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': String(body.byteLength),
+          Connection: 'close',
+          'Service-Signature': signature,
+        },
+        signal: AbortSignal.timeout(30_000),
+      },
+      (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolveResponse({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
+    call.on('error', reject);
+    call.end(body);
+  });
+}
+
+async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOptions | 'help'> {
+  const values = parseToolArgs(args, {
+    url: { type: 'string' },
+    file: { type: 'string' },
+    event: { type: 'string' },
+    count: { type: 'string' },
+    'secret-id': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
+  if (values.file !== undefined && values.event !== undefined) {
+    throw new UsageError(
+      '--event applies to the generated booking; edit the event field of --file instead',
+    );
+  }
+  const countText = values.count ?? '1';
+  const count = Number(countText);
+  if (!/^\d{1,9}$/.test(countText) || count < 1) {
+    throw new UsageError(`--count must be a whole number of at least 1, got '${countText}'`);
+  }
+  const url =
+    values.url ?? `http://127.0.0.1:${portFrom(io.env, 'PORT', DEFAULT_PORT)}${WEBHOOK_PATH}`;
+  if (!isHttpUrl(url)) {
+    throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
+  }
+  const fileBody =
+    values.file === undefined ? undefined : await readFileOption('--file', values.file, io.cwd);
+  return {
+    url,
+    file: values.file,
+    fileBody,
+    event: values.event,
+    count,
+    secretId: values['secret-id'],
+  };
+}
+
+function withEvent(event: string | undefined): { event?: string } {
+  return event === undefined ? {} : { event };
+}
+
+/** The key to sign with, or `undefined` after explaining on stderr why there is none. */
+async function loadKey(secretId: string | undefined, io: ToolIo): Promise<string | undefined> {
+  if (secretId !== undefined) {
+    try {
+      const secret = await new SecretsManagerClient({}).send(
+        new GetSecretValueCommand({ SecretId: secretId, VersionStage: 'AWSCURRENT' }),
+      );
+      const key = secret.SecretString?.trim();
+      if (key) return key;
+      io.err(
+        `${secretId} has no text value in its AWSCURRENT version: the key must be a SecretString`,
+      );
+    } catch (error) {
+      io.err(`Could not read ${secretId} from Secrets Manager: ${(error as Error).message}`);
+    }
+    return undefined;
+  }
+  const found = await findWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE));
+  if (found) return found.secret;
+  io.err(
+    'No key to sign with: set WEBHOOK_SECRET, run npm start once (it writes .env), or pass --secret-id ID',
+  );
+  return undefined;
+}
+
+/** `booking 123456 (event_booked)` for generated and most real bodies, else the byte count. */
+function describeBody(body: Uint8Array): string {
+  try {
+    const payload = JSON.parse(Buffer.from(body).toString('utf8')) as {
+      event?: unknown;
+      data?: { id?: unknown };
+    };
+    if (typeof payload.event === 'string') {
+      const id = typeof payload.data?.id === 'string' ? `booking ${payload.data.id} ` : '';
+      return `${id}(${payload.event})`;
+    }
+  } catch {
+    // Not JSON: fall through to the size.
+  }
+  return `${body.byteLength} bytes`;
+}
+
+function describeNetworkError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED')
+    return 'connection refused (is npm start running, and on this port?)';
+  if ((error as Error).name === 'AbortError') return 'no answer within 30 s';
+  return (error as Error).message;
+}
+
+if (isEntryPoint(import.meta.url))
+  process.exitCode = await main(process.argv.slice(2), processIo());

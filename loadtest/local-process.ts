@@ -1,0 +1,156 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** A running `npm start` child: where to send, where to read, and the key it verifies with. */
+export interface LocalProcess {
+  readonly webhookUrl: string;
+  readonly queueUrl: string;
+  readonly key: string;
+  /** The child's last lines of output, for diagnostics when something fails. */
+  output(): string;
+  /** Stops the child with SIGINT (as Ctrl-C does), SIGKILL after 10 s; resolves with its status. */
+  stop(): Promise<number | null>;
+}
+
+/** Options of {@link startLocalProcess}. */
+export interface LocalProcessOptions {
+  /** The project directory, which holds `local/start.ts`. */
+  readonly projectDir: string;
+  /** Environment to pass on, minus receiver and AWS settings: the run is a clean first start. */
+  readonly env: NodeJS.ProcessEnv;
+  /** Receiver settings for the child, e.g. `{ SIGNATURE_TOLERANCE_SECONDS: '300' }`. */
+  readonly settings?: Readonly<Record<string, string>>;
+  /**
+   * How long the child may take to print its ready banner, in milliseconds.
+   * @default 60000
+   */
+  readonly readyTimeoutMs?: number;
+}
+
+/** Caller settings that must not leak into the child: it gets its own key, ports and queue. */
+const NOT_INHERITED = /^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/;
+
+/** Kept short: only the tail matters for diagnostics, and a 5,000-request run logs 5,000 lines. */
+const OUTPUT_TAIL_CHARS = 4000;
+
+/**
+ * Starts `local/start.ts` as `npm start` runs it (node with tsx), in a temporary directory, on
+ * free loopback ports, with a fresh random `WEBHOOK_SECRET`, and waits for its banner. The child is
+ * killed if this process exits or is interrupted first, so a run can never leave it behind.
+ *
+ * @param options - project directory, environment and receiver settings
+ * @throws {Error} when the child exits or stays silent before it is ready (it is killed then)
+ */
+export async function startLocalProcess(options: LocalProcessOptions): Promise<LocalProcess> {
+  const cwd = await mkdtemp(join(tmpdir(), 'loadtest-'));
+  const key = randomBytes(32).toString('hex');
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const inherited = Object.fromEntries(
+    Object.entries(options.env).filter(([name]) => !NOT_INHERITED.test(name)),
+  );
+  const child = spawn(
+    process.execPath,
+    ['--import', tsx, join(options.projectDir, 'local/start.ts')],
+    {
+      cwd,
+      env: {
+        ...inherited,
+        ...options.settings,
+        PORT: '0',
+        LOCAL_SQS_PORT: '0',
+        HOST: '127.0.0.1',
+        WEBHOOK_SECRET: key,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const kill = (): void => {
+    child.kill('SIGKILL');
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    kill();
+    process.kill(process.pid, signal);
+  };
+  process.once('exit', kill);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const cleanUp = async (): Promise<void> => {
+    process.off('exit', kill);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await rm(cwd, { recursive: true, force: true });
+  };
+
+  let banner = '';
+  let tail = '';
+  const keep = (chunk: Buffer): void => {
+    tail = (tail + chunk.toString()).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout?.on('data', (chunk: Buffer) => {
+    if (!banner.includes('Press Ctrl-C to stop.')) banner += chunk.toString();
+    keep(chunk);
+  });
+  child.stderr?.on('data', keep);
+
+  try {
+    await waitForBanner(child, () => banner, exited, options.readyTimeoutMs ?? 60_000);
+  } catch (error) {
+    kill();
+    await exited;
+    await cleanUp();
+    throw new Error(`npm start did not get ready: ${(error as Error).message}\n${tail}`);
+  }
+  return {
+    webhookUrl: bannerValue(banner, 'Webhook URL'),
+    queueUrl: bannerValue(banner, 'Queue URL'),
+    key,
+    output: () => tail,
+    stop: async () => {
+      const timer = setTimeout(kill, 10_000);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      const code = await exited;
+      clearTimeout(timer);
+      await cleanUp();
+      return code;
+    },
+  };
+}
+
+function waitForBanner(
+  child: ChildProcess,
+  banner: () => string,
+  exited: Promise<number | null>,
+  timeoutMs: number,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no ready banner within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+    const check = (): void => {
+      if (!banner().includes('Press Ctrl-C to stop.')) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      resolve();
+    };
+    child.stdout?.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`it exited with status ${code}`));
+    });
+  });
+}
+
+function bannerValue(banner: string, label: string): string {
+  const value = new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
+  if (value === undefined) throw new Error(`npm start printed no '${label}'`);
+  return value;
+}

@@ -1,0 +1,277 @@
+/**
+ * `npm run loadtest`: evidence that under concurrent load the receiver queues every genuine call
+ * exactly once, queues nothing else, and refuses forged, stale and oversized calls with the
+ * contract's status.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import {
+  isEntryPoint,
+  isHttpUrl,
+  parseToolArgs,
+  processIo,
+  runTool,
+  type ToolIo,
+  UsageError,
+} from '../cli/lib/tool-io.js';
+import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
+import { DOTENV_FILE, findWebhookSecret } from '../local/dotenv.js';
+import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from '../local/local-queues.js';
+import { isLoopbackUrl, sqsClientFor } from '../local/sqs-client.js';
+import { portFrom } from '../local/start-config.js';
+import { type DrainedQueue, drainQueue } from './drain-queue.js';
+import { type LocalProcess, startLocalProcess } from './local-process.js';
+import { isRunBody, requestMix } from './request-mix.js';
+import { runLoad } from './run-load.js';
+import { formatSummary } from './summary.js';
+import { CONTRACT, judgeRun } from './verdict.js';
+
+const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL] [--queue-url URL]
+                            [--seed N] [--time-limit SECONDS]
+
+Sends a mix of webhook calls to a receiver on this machine, drains its queue, and checks that
+every call answered 200 queued has exactly one message with the identical body, that no other
+message exists, and that forged, stale and oversized calls got 401, 401 and 413.
+
+  --requests N          number of calls (default 5000, at most 100000)
+  --concurrency C       calls in flight at once, one connection each (default 20, at most 256)
+  --url URL             a receiver already running on this machine (npm start in another
+                        terminal); by default npm start is started as a child process on free
+                        ports with its own key, and stopped afterwards
+  --queue-url URL       with --url: the queue it forwards to (default the local queue on
+                        LOCAL_SQS_PORT, 9324)
+  --seed N              seed of the mix and the generated bookings (default 1)
+  --time-limit SECONDS  no call is started after this (default 120); unsent calls fail the run
+  --help                show this help
+
+The mix: 50% genuine bookings, 10% replays (an earlier genuine call resent byte for byte, which a
+standard queue stores again under the same dedup_key), 15% forged (wrong key or a body changed
+after signing), 10% stale (signed 60 s beyond SIGNATURE_TOLERANCE_SECONDS), 5% oversized (1 KiB
+over MAX_BODY_BYTES), 10% event_cancelled (200 ignored with the default FORWARD_EVENTS).
+
+With --url, calls are signed with WEBHOOK_SECRET (environment, then .env), and
+SIGNATURE_TOLERANCE_SECONDS, MAX_BODY_BYTES and FORWARD_EVENTS are read from the environment as
+the receiver reads them. Only this run's messages are deleted from the queue. Only loopback URLs
+are accepted: this is a test of the local run, not of a deployed endpoint.
+
+Exit status: 0 every check passed, 1 a check failed or the receiver did not start, 2 usage error.`;
+
+/** Bounds that keep a mistyped number from turning into an hour-long run. */
+const LIMITS = { requests: 100_000, concurrency: 256, timeLimitSeconds: 3600 } as const;
+
+interface LoadtestOptions {
+  readonly requests: number;
+  readonly concurrency: number;
+  readonly url: string | undefined;
+  readonly queueUrl: string;
+  readonly seed: number;
+  readonly timeLimitSeconds: number;
+  /** The receiver settings the mix depends on. */
+  readonly config: ReceiverConfig;
+}
+
+/** Where the calls go and what they are signed with. */
+interface Target {
+  readonly webhookUrl: string;
+  readonly queueUrl: string;
+  readonly key: string;
+}
+
+/**
+ * Runs the tool with command-line `args`; resolves with the exit status.
+ *
+ * @param args - arguments after `--`
+ * @param io - streams, environment and working directory
+ */
+export function main(args: readonly string[], io: ToolIo): Promise<number> {
+  return runTool(
+    io,
+    { name: 'loadtest', usage: USAGE },
+    () => parseOptions(args, io.env),
+    (options) => loadtest(options, io),
+  );
+}
+
+async function loadtest(options: LoadtestOptions, io: ToolIo): Promise<number> {
+  let child: LocalProcess | undefined;
+  let target: Target;
+  if (options.url === undefined) {
+    io.out('Starting npm start on free ports...');
+    try {
+      child = await startLocalProcess({ projectDir: io.projectDir, env: io.env });
+    } catch (error) {
+      io.err((error as Error).message);
+      return 1;
+    }
+    target = child;
+  } else {
+    const found = await findWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE));
+    if (found === undefined) {
+      io.err('No key to sign with: set WEBHOOK_SECRET, or run npm start once (it writes .env)');
+      return 1;
+    }
+    target = { webhookUrl: options.url, queueUrl: options.queueUrl, key: found.secret };
+  }
+  let status: number;
+  try {
+    status = await loadAndCheck(options, target, io);
+  } finally {
+    const code = await child?.stop();
+    if (child !== undefined && code !== 0) {
+      io.err(`npm start exited with status ${code} after the run:\n${child.output()}`);
+      status = 1;
+    }
+  }
+  return status;
+}
+
+async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo): Promise<number> {
+  const { config } = options;
+  const runId = randomBytes(4).toString('hex');
+  const requests = requestMix({
+    count: options.requests,
+    key: target.key,
+    runId,
+    seed: options.seed,
+    toleranceSeconds: config.toleranceSeconds,
+    maxBodyBytes: config.maxBodyBytes,
+    now: () => Math.floor(Date.now() / 1000),
+  });
+  io.out(
+    `Sending ${options.requests} calls to ${target.webhookUrl} with ${options.concurrency} connections...`,
+  );
+  const run = await runLoad({
+    url: target.webhookUrl,
+    requests,
+    concurrency: options.concurrency,
+    timeLimitMs: options.timeLimitSeconds * 1000,
+  });
+  const client = sqsClientFor(target.queueUrl, io.env);
+  let queue: DrainedQueue;
+  try {
+    queue = await drainQueue({
+      client,
+      queueUrl: target.queueUrl,
+      isOurs: (body) => isRunBody(body, runId),
+    });
+  } catch (error) {
+    io.err(`Could not drain ${target.queueUrl}: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    client.destroy();
+  }
+  const verdict = judgeRun({
+    requested: options.requests,
+    results: run.results,
+    messages: queue.messages,
+    expectations: CONTRACT,
+    standardQueue: !target.queueUrl.endsWith('.fifo'),
+  });
+  io.out(
+    formatSummary({
+      url: target.webhookUrl,
+      requested: options.requests,
+      concurrency: options.concurrency,
+      run,
+      queue,
+      expectations: CONTRACT,
+      verdict,
+    }),
+  );
+  return verdict.problems.length === 0 ? 0 : 1;
+}
+
+/**
+ * The receiver's limits, validated exactly as the receiver validates them at cold start, so the
+ * stale and oversized calls straddle the limits it really applies. Key and queue do not matter
+ * here: placeholders stand in for them.
+ */
+function receiverSettings(env: NodeJS.ProcessEnv): ReceiverConfig {
+  let config: ReceiverConfig;
+  try {
+    config = loadConfig({
+      ...env,
+      SECRET_ID: undefined,
+      WEBHOOK_SECRET: 'placeholder',
+      QUEUE_URL: 'http://127.0.0.1/placeholder',
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (config.forwardEvents === '*' || config.forwardEvents.has('event_cancelled')) {
+    throw new UsageError(
+      'FORWARD_EVENTS forwards event_cancelled: the mix relies on it being answered 200 ignored',
+    );
+  }
+  return config;
+}
+
+function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): LoadtestOptions | 'help' {
+  const values = parseToolArgs(args, {
+    requests: { type: 'string' },
+    concurrency: { type: 'string' },
+    url: { type: 'string' },
+    'queue-url': { type: 'string' },
+    seed: { type: 'string' },
+    'time-limit': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
+  if (values['queue-url'] !== undefined && values.url === undefined) {
+    throw new UsageError('--queue-url goes with --url (the started npm start has its own queue)');
+  }
+  const url = values.url === undefined ? undefined : loopbackUrl('--url', values.url);
+  const queueUrl = loopbackUrl(
+    '--queue-url',
+    values['queue-url'] ?? localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT)),
+  );
+  return {
+    requests: wholeNumber('--requests', values.requests, 5000, 1, LIMITS.requests),
+    concurrency: wholeNumber('--concurrency', values.concurrency, 20, 1, LIMITS.concurrency),
+    url,
+    queueUrl,
+    seed: wholeNumber('--seed', values.seed, 1, 0, 2 ** 32 - 1),
+    timeLimitSeconds: wholeNumber(
+      '--time-limit',
+      values['time-limit'],
+      120,
+      1,
+      LIMITS.timeLimitSeconds,
+    ),
+    config: receiverSettings(env),
+  };
+}
+
+function wholeNumber(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  minimum: number,
+  maximum: number,
+): number {
+  if (text === undefined) return fallback;
+  const value = /^\d{1,10}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= minimum && value <= maximum)) {
+    throw new UsageError(
+      `${name} must be a whole number from ${minimum} to ${maximum}, got '${text}'`,
+    );
+  }
+  return value;
+}
+
+function loopbackUrl(name: string, text: string): string {
+  if (!isHttpUrl(text)) throw new UsageError(`${name} must be an http URL, got '${text}'`);
+  if (!isLoopbackUrl(text)) {
+    throw new UsageError(
+      `${name} must point at this machine (127.0.0.1, localhost, [::1]), got '${text}'`,
+    );
+  }
+  return text;
+}
+
+if (isEntryPoint(import.meta.url)) {
+  // Exit explicitly: keep-alive sockets of the SDK must not hold a finished run open.
+  process.exit(await main(process.argv.slice(2), processIo()));
+}

@@ -1,0 +1,80 @@
+import { ensureWebhookSecret, type LocalWebhookSecret } from './dotenv.js';
+import { type LocalQueues, startLocalQueues } from './local-queues.js';
+import type { StartConfig } from './start-config.js';
+import { startWebhookServer, type WebhookServer } from './webhook-server.js';
+
+/** Options of {@link startLocalReceiver}. */
+export interface LocalReceiverOptions extends StartConfig {
+  /** Environment the handler reads at cold start; `process.env`, which this function fills in. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The dotenv file to read the key from, or to write a generated one to. */
+  readonly dotEnvPath: string;
+  /** Called with errors the handler throws (the caller prints them). */
+  readonly onHandlerError: (error: unknown) => void;
+}
+
+/** The running local receiver: endpoint, queues and key. */
+export interface LocalReceiver {
+  readonly webhook: WebhookServer;
+  readonly queues: LocalQueues;
+  readonly key: LocalWebhookSecret;
+  /** Environment variables this run removed because they conflict with a local run. */
+  readonly ignored: readonly string[];
+  /** Stops the endpoint, then the queues. */
+  close(): Promise<void>;
+}
+
+/** Credentials and region the SDK needs to sign requests; the embedded queue does not check them. */
+const LOCAL_SDK_DEFAULTS = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+} as const;
+
+/**
+ * Starts the whole receiver on this machine: the embedded queues, then the production `handler`
+ * behind an HTTP endpoint. The handler reads its configuration at cold start, so the environment
+ * (queue URL, SQS endpoint, key) is set first and the handler module is imported after that.
+ * A `SECRET_ID` in the environment is removed: the handler refuses it next to `WEBHOOK_SECRET`,
+ * and a local run has no Secrets Manager.
+ */
+export async function startLocalReceiver(options: LocalReceiverOptions): Promise<LocalReceiver> {
+  const { env } = options;
+  const key = await ensureWebhookSecret(env, options.dotEnvPath);
+  const queues = await startLocalQueues({ port: options.localSqsPort });
+  const ignored: string[] = [];
+  if (env.SECRET_ID !== undefined) {
+    delete env.SECRET_ID;
+    ignored.push('SECRET_ID');
+  }
+  for (const [name, value] of Object.entries(LOCAL_SDK_DEFAULTS)) {
+    if (!env[name]) env[name] = value;
+  }
+  env.WEBHOOK_SECRET = key.secret;
+  env.QUEUE_URL = queues.queueUrl;
+  env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
+  // EMF metric blobs mean nothing without CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
+  env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  try {
+    const { handler } = await import('../lambda/receiver/index.js');
+    const webhook = await startWebhookServer({
+      port: options.port,
+      host: options.host,
+      handler,
+      onHandlerError: options.onHandlerError,
+    });
+    return {
+      webhook,
+      queues,
+      key,
+      ignored,
+      close: async () => {
+        await webhook.close();
+        await queues.close();
+      },
+    };
+  } catch (error) {
+    await queues.close();
+    throw error;
+  }
+}

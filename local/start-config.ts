@@ -1,0 +1,45 @@
+import { UsageError } from '../cli/lib/tool-io.js';
+import { DEFAULT_LOCAL_SQS_PORT } from './local-queues.js';
+import { LOOPBACK } from './net.js';
+
+/** Port of the local webhook endpoint when `PORT` is not set. */
+export const DEFAULT_PORT = 3000;
+
+/** Settings of `npm start`, read once from the environment. */
+export interface StartConfig {
+  /** `PORT`: port of the webhook endpoint (0 = any free port). */
+  readonly port: number;
+  /** `HOST`: interface of the webhook endpoint; loopback unless deliberately opened up. */
+  readonly host: string;
+  /** `LOCAL_SQS_PORT`: port of the embedded queue (always loopback; 0 = any free port). */
+  readonly localSqsPort: number;
+}
+
+/**
+ * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1) and `LOCAL_SQS_PORT` (default 9324).
+ * Blank values count as unset.
+ *
+ * @throws {UsageError} when a port is not a whole number from 0 to 65535
+ */
+export function readStartConfig(env: NodeJS.ProcessEnv): StartConfig {
+  return {
+    port: portFrom(env, 'PORT', DEFAULT_PORT),
+    host: env.HOST?.trim() || LOOPBACK,
+    localSqsPort: portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
+  };
+}
+
+/**
+ * A TCP port from the environment, or `fallback` when unset.
+ *
+ * @throws {UsageError} when set to anything but a whole number from 0 to 65535
+ */
+export function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port <= 65_535)) {
+    throw new UsageError(`${name} must be a port number from 0 to 65535, got '${text}'`);
+  }
+  return port;
+}

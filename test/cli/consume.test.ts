@@ -1,0 +1,185 @@
+import { GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../cli/consume.js';
+import { buildBookingPayload } from '../../local/booking-payload.js';
+import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
+import { sqsClientFor } from '../../local/sqs-client.js';
+import { runTool, type ToolRun, type ToolRunOptions } from './lib/run-tool.js';
+
+let queues: LocalQueues;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  queues = await startLocalQueues({ port: 0 });
+  sqs = sqsClientFor(queues.queueUrl);
+});
+
+afterAll(async () => {
+  await queues.close();
+});
+
+beforeEach(async () => {
+  expect(await queueDepth()).toBe(0);
+});
+
+async function queueDepth(): Promise<number> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queues.queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+  );
+}
+
+async function enqueue(body: string, event = 'event_booked'): Promise<void> {
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queues.queueUrl,
+      MessageBody: body,
+      MessageAttributes: { event: { DataType: 'String', StringValue: event } },
+    }),
+  );
+}
+
+/** Runs consume in-process; `stop` ends a --follow run. */
+function consume(
+  args: string[],
+  options: ToolRunOptions & { stop?: AbortSignal } = {},
+): Promise<ToolRun> {
+  return runTool((toolArgs, io) => main(toolArgs, io, options.stop), args, options);
+}
+
+const fixedBooking = (id: string): string =>
+  buildBookingPayload({ random: () => 0, now: new Date('2026-03-01T10:00:00Z') }).replace(
+    /"id":"\d{6}"/,
+    `"id":"${id}"`,
+  );
+
+describe('Function: main (consume)', () => {
+  it('prints each booking on one line and leaves the queue empty', async () => {
+    // Prepare
+    await enqueue(fixedBooking('100001'));
+    await enqueue(fixedBooking('100002'));
+
+    // Act
+    const result = await consume(['--queue-url', queues.queueUrl]);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(result.out.sort()).toEqual(
+      ['100001', '100002'].map(
+        (id) =>
+          `booking ${id} | event_booked | "Sunrise Yoga in the Park" | user 10000 Zoë Martin <zoe.martin@example.com> | session 2026-03-03 09:00:00 - 2026-03-03 10:30:00 | cost €12.50`,
+      ),
+    );
+    expect(result.err).toEqual([`2 messages received and deleted from ${queues.queueUrl}`]);
+    expect(await queueDepth()).toBe(0);
+  });
+
+  it('prints one JSON line per message with the body exactly as queued under --json', async () => {
+    // Prepare
+    const body = '{\r\n  "event": "event_booked",\r\n  "note": "caf\\u00e9 \\/ bar"\r\n}';
+    await enqueue(body);
+
+    // Act
+    const result = await consume(['--queue-url', queues.queueUrl, '--json']);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(result.out).toHaveLength(1);
+    expect(JSON.parse(result.out[0] ?? '')).toEqual({
+      messageId: expect.any(String),
+      receiveCount: 1,
+      attributes: { event: 'event_booked' },
+      body,
+    });
+  });
+
+  it('shows why a message is not a booking, and still deletes it', async () => {
+    // Prepare
+    await enqueue('{"event":"event_cancelled","data":{"id":"7"}}', 'event_cancelled');
+
+    // Act
+    const result = await consume(['--queue-url', queues.queueUrl]);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(result.out).toEqual([
+      expect.stringMatching(
+        /^message \S+ \| event_cancelled \| not an event_booked payload \(.*event.*\) \| \{"event":"event_cancelled"/,
+      ),
+    ]);
+    expect(await queueDepth()).toBe(0);
+  });
+
+  it('reads the local queue on LOCAL_SQS_PORT when no --queue-url is given', async () => {
+    // Prepare
+    await enqueue(fixedBooking('100003'));
+
+    // Act
+    const result = await consume([], { env: { LOCAL_SQS_PORT: String(queues.port) } });
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(result.out).toEqual([expect.stringContaining('booking 100003')]);
+  });
+
+  it('keeps receiving under --follow until stopped, then exits 0', async () => {
+    // Prepare
+    const stop = new AbortController();
+    const out: string[] = [];
+    const running = consume(['--queue-url', queues.queueUrl, '--follow'], {
+      stop: stop.signal,
+      out,
+    });
+
+    // Act
+    await enqueue(fixedBooking('100004'));
+    await vi.waitFor(() => expect(out).toHaveLength(1), { timeout: 10_000 });
+    await enqueue(fixedBooking('100005'));
+    await vi.waitFor(() => expect(out).toHaveLength(2), { timeout: 10_000 });
+    stop.abort();
+    const result = await running;
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(out.join('\n')).toMatch(/booking 100004[\s\S]*booking 100005/);
+    expect(await queueDepth()).toBe(0);
+  });
+
+  it('exits 1 with a hint when no queue server answers', async () => {
+    // Act
+    const result = await consume(['--queue-url', 'http://127.0.0.1:1/123456789012/webhook-events']);
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.err).toEqual([
+      expect.stringContaining('start the local receiver with npm start'),
+    ]);
+  });
+
+  it('exits 1 naming the URL when the queue does not exist', async () => {
+    // Act
+    const result = await consume(['--queue-url', `${queues.endpoint}/123456789012/no-such-queue`]);
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.err).toEqual([expect.stringContaining('No queue at')]);
+  });
+
+  it.each([[['--queue-url', 'not a url']], [['--bogus']], [['extra']]])(
+    'exits 2 on the usage error %j',
+    async (args) => {
+      // Act
+      const result = await consume(args);
+
+      // Assess
+      expect(result.status).toBe(2);
+      expect(result.err).toEqual([expect.stringContaining('--help')]);
+    },
+  );
+});

@@ -1,0 +1,59 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileOption, wholeSecondsOption } from '../../../cli/lib/cli-options.js';
+import { UsageError } from '../../../cli/lib/tool-io.js';
+
+describe('Function: wholeSecondsOption', () => {
+  it('reads decimal digits and falls back when the option is absent', () => {
+    // Act & Assess
+    expect(wholeSecondsOption('--now', '1716000000', 5)).toBe(1716000000);
+    expect(wholeSecondsOption('--now', '0', 5)).toBe(0);
+    expect(wholeSecondsOption('--now', undefined, 5)).toBe(5);
+  });
+
+  it.each(['', '-1', '1.5', '1e9', ' 12', 'abc', '1234567890123456'])(
+    'rejects %j with a UsageError naming the flag',
+    (text) => {
+      // Act & Assess
+      expect(() => wholeSecondsOption('--tolerance', text, 300)).toThrow(UsageError);
+      expect(() => wholeSecondsOption('--tolerance', text, 300)).toThrow(
+        `--tolerance must be a whole number of seconds, got '${text}'`,
+      );
+    },
+  );
+});
+
+describe('Function: readFileOption', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cli-options-'));
+    await writeFile(join(dir, 'body.json'), Buffer.from([0x7b, 0x7d, 0x0a]));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('returns the exact bytes of the file, relative to the user directory', async () => {
+    // Act
+    const bytes = await readFileOption('--body-file', 'body.json', dir);
+
+    // Assess
+    expect([...bytes]).toEqual([0x7b, 0x7d, 0x0a]);
+  });
+
+  it.each([
+    ['the option is absent', undefined, '--body-file is required'],
+    ['the file does not exist', 'missing.json', 'cannot read --body-file missing.json (ENOENT)'],
+  ])('throws a UsageError when %s', async (_, path, message) => {
+    // Act
+    const reading = readFileOption('--body-file', path, dir);
+
+    // Assess
+    await expect(reading).rejects.toThrow(UsageError);
+    await expect(reading).rejects.toThrow(message);
+  });
+});

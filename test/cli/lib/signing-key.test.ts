@@ -1,0 +1,93 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSigningKey, refuseKeyArguments } from '../../../cli/lib/signing-key.js';
+import { UsageError } from '../../../cli/lib/tool-io.js';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'signing-key-'));
+  await writeFile(join(dir, 'key.txt'), '  file-key\n');
+  await writeFile(join(dir, 'blank.txt'), ' \n');
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('Function: readSigningKey', () => {
+  it('reads WEBHOOK_SECRET, trimmed, and keeps the raw value', async () => {
+    // Act
+    const key = await readSigningKey(undefined, {
+      env: { WEBHOOK_SECRET: ' env-key\r\n' },
+      cwd: dir,
+    });
+
+    // Assess
+    expect(key).toEqual({ key: 'env-key', raw: ' env-key\r\n', source: 'WEBHOOK_SECRET' });
+  });
+
+  it('prefers --secret-file, relative to the user directory, over WEBHOOK_SECRET', async () => {
+    // Act
+    const key = await readSigningKey('key.txt', { env: { WEBHOOK_SECRET: 'env-key' }, cwd: dir });
+
+    // Assess
+    expect(key).toEqual({ key: 'file-key', raw: '  file-key\n', source: '--secret-file' });
+  });
+
+  it.each([
+    ['no key at all', undefined, {}, /^no key: set WEBHOOK_SECRET or pass --secret-file PATH/],
+    [
+      'a blank WEBHOOK_SECRET',
+      undefined,
+      { WEBHOOK_SECRET: ' \t' },
+      /^the key in WEBHOOK_SECRET is empty$/,
+    ],
+    ['a blank key file', 'blank.txt', {}, /^the key in --secret-file is empty$/],
+    [
+      'a missing key file',
+      'no-such-key',
+      {},
+      /^cannot read the --secret-file \(ENOENT\): give the path/,
+    ],
+  ])('throws a UsageError for %s', async (_, secretFile, env, message) => {
+    // Act
+    const reading = readSigningKey(secretFile, { env, cwd: dir });
+
+    // Assess
+    await expect(reading).rejects.toThrow(UsageError);
+    await expect(reading).rejects.toThrow(message);
+  });
+
+  it('never echoes the --secret-file value, which may be a key pasted by mistake', async () => {
+    // Act
+    const reading = readSigningKey('k7Qe2mZ9xV4pL8sN1bT6wR3yH5jC0dFa', { env: {}, cwd: dir });
+
+    // Assess
+    await expect(reading).rejects.toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('k7Qe2m') }),
+    );
+  });
+});
+
+describe('Function: refuseKeyArguments', () => {
+  it.each([['--secret', 'x'], ['--secret=x'], ['--key', 'x'], ['--webhook-secret=x']])(
+    'refuses %s',
+    (...args) => {
+      // Act & Assess
+      expect(() => refuseKeyArguments(args)).toThrow(UsageError);
+      expect(() => refuseKeyArguments(args)).toThrow(
+        /is not accepted: a key on the command line leaks/,
+      );
+    },
+  );
+
+  it('lets other options through, including --secret-file', () => {
+    // Act & Assess
+    expect(() =>
+      refuseKeyArguments(['--secret-file', 'k.txt', '--header', 'key=--key']),
+    ).not.toThrow();
+  });
+});

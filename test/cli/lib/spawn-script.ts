@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** What a script run as its own process did. */
+export interface ScriptRun {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `cli/<name>.ts` as `npm run <name>` does (node with the tsx loader, in the project
+ * directory), with only `PATH` and `env` in its environment, so nothing of the test's own
+ * environment (a WEBHOOK_SECRET, say) leaks in.
+ *
+ * @param name - the script, e.g. `verify`
+ * @param args - the arguments after `--`
+ * @param env - extra environment variables
+ */
+export function runScript(
+  name: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<ScriptRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', `cli/${name}.ts`, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) =>
+      resolve({
+        status,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      }),
+    );
+  });
+}
+
+/**
+ * A temporary directory for the files a script reads (bodies, keys), created before the file's
+ * tests and removed after them. Call at module level.
+ *
+ * @returns a function that writes `content` to a new file there and resolves with its path
+ */
+export function scratchFiles(): (name: string, content: string) => Promise<string> {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'script-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  return async (name, content) => {
+    const path = join(dir, name);
+    await writeFile(path, content);
+    return path;
+  };
+}

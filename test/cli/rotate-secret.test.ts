@@ -1,0 +1,321 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ListSecretVersionIdsCommand,
+  PutSecretValueCommand,
+  SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
+} from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  applyRotation,
+  formatVersions,
+  listSecretVersions,
+  main,
+  RotationError,
+} from '../../cli/rotate-secret.js';
+import { FakeSecretStore, serveSecretStore } from '../support/secret-store.js';
+import { runTool, type ToolRun } from './lib/run-tool.js';
+
+const SECRET_ID = 'webhook-signing-key';
+
+const secretsManager = mockClient(SecretsManagerClient);
+let secret: FakeSecretStore;
+
+beforeEach(() => {
+  let day = 0;
+  secret = new FakeSecretStore(() => new Date(Date.UTC(2026, 0, ++day)));
+  secretsManager.reset();
+  serveSecretStore(secretsManager, secret);
+});
+
+/** Version id -> its staging labels (sorted), for every version that still has one. */
+function stagesOf(): Record<string, string[]> {
+  return Object.fromEntries(
+    secret
+      .versions()
+      .filter((version) => version.stages.length > 0)
+      .map((version) => [version.versionId, [...version.stages].sort()]),
+  );
+}
+
+/** The key stored in version `versionId`. */
+function keyIn(versionId: string): string | undefined {
+  return secret.versions().find((version) => version.versionId === versionId)?.value;
+}
+
+const client = (): SecretsManagerClient => new SecretsManagerClient({ region: 'eu-west-1' });
+
+describe('Function: applyRotation', () => {
+  it('makes a put key AWSCURRENT and keeps the replaced key as AWSPREVIOUS', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    const summary = await applyRotation(client(), SECRET_ID, { kind: 'put', key: 'new-key' });
+
+    // Assess
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSPREVIOUS'], 'version-2': ['AWSCURRENT'] });
+    expect(keyIn('version-2')).toBe('new-key');
+    expect(summary).toContain('version-2');
+  });
+
+  it('stages a key as AWSPENDING without touching AWSCURRENT', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'stage', key: 'next-key' });
+
+    // Assess
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSCURRENT'], 'version-2': ['AWSPENDING'] });
+    expect(keyIn('version-2')).toBe('next-key');
+  });
+
+  it('promotes the pending key to AWSCURRENT, the old current to AWSPREVIOUS, and drops AWSPENDING', async () => {
+    // Prepare
+    secret.put('oldest-key');
+    secret.put('old-key');
+    secret.put('next-key', ['AWSPENDING']);
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'promote' });
+
+    // Assess
+    expect(stagesOf()).toEqual({ 'version-2': ['AWSPREVIOUS'], 'version-3': ['AWSCURRENT'] });
+  });
+
+  it('labels the new key at every step of a promotion (AWSCURRENT added before AWSPENDING is removed)', async () => {
+    // Prepare
+    secret.put('old-key');
+    secret.put('next-key', ['AWSPENDING']);
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'promote' });
+
+    // Assess
+    const stages = secretsManager
+      .commandCalls(UpdateSecretVersionStageCommand)
+      .map((call) => call.args[0].input.VersionStage);
+    expect(stages).toEqual(['AWSCURRENT', 'AWSPENDING']);
+  });
+
+  it('only removes AWSPENDING when the pending version is already current', async () => {
+    // Prepare
+    secret.put('key', ['AWSPENDING']);
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'promote' });
+
+    // Assess
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSCURRENT'] });
+  });
+
+  it('rejects a promotion when no version is AWSPENDING, changing nothing', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    const promoted = applyRotation(client(), SECRET_ID, { kind: 'promote' });
+
+    // Assess
+    await expect(promoted).rejects.toBeInstanceOf(RotationError);
+    await expect(promoted).rejects.toThrow('--stage KEYFILE');
+    expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSCURRENT'] });
+  });
+
+  it('revokes the previous key by removing its AWSPREVIOUS label', async () => {
+    // Prepare
+    secret.put('old-key');
+    secret.put('new-key');
+
+    // Act
+    await applyRotation(client(), SECRET_ID, { kind: 'revoke-previous' });
+
+    // Assess
+    expect(stagesOf()).toEqual({ 'version-2': ['AWSCURRENT'] });
+  });
+
+  it('changes nothing and says so when there is no previous key to revoke', async () => {
+    // Prepare
+    secret.put('only-key');
+
+    // Act
+    const summary = await applyRotation(client(), SECRET_ID, { kind: 'revoke-previous' });
+
+    // Assess
+    expect(summary).toContain('nothing to revoke');
+    expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
+  });
+});
+
+describe('Function: listSecretVersions', () => {
+  it('follows every page and lists the newest version first', async () => {
+    // Prepare
+    secretsManager
+      .on(ListSecretVersionIdsCommand)
+      .resolvesOnce({
+        Versions: [
+          { VersionId: 'a', VersionStages: ['AWSPREVIOUS'], CreatedDate: new Date(1_000) },
+        ],
+        NextToken: 'page-2',
+      })
+      .resolvesOnce({
+        Versions: [{ VersionId: 'b', VersionStages: ['AWSCURRENT'], CreatedDate: new Date(2_000) }],
+      });
+
+    // Act
+    const versions = await listSecretVersions(client(), SECRET_ID);
+
+    // Assess
+    expect(versions.map((version) => version.versionId)).toEqual(['b', 'a']);
+    expect(
+      secretsManager.commandCalls(ListSecretVersionIdsCommand)[1]?.args[0].input.NextToken,
+    ).toBe('page-2');
+  });
+});
+
+describe('Function: formatVersions', () => {
+  it('prints one line per version with its stages and creation time', () => {
+    // Act
+    const text = formatVersions(SECRET_ID, [
+      { versionId: 'b', stages: ['AWSCURRENT', 'AWSPENDING'], createdDate: new Date(0) },
+      { versionId: 'a', stages: [], createdDate: undefined },
+    ]);
+
+    // Assess
+    expect(text).toBe(
+      [
+        'Versions of webhook-signing-key:',
+        '  b  AWSCURRENT,AWSPENDING  created 1970-01-01T00:00:00.000Z',
+        '  a  (no stage)  created unknown',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('Function: main (rotate-secret)', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rotate-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Runs rotate-secret in-process with the given stdin. */
+  function rotate(args: string[], stdin = ''): Promise<ToolRun> {
+    return runTool(main, args, { cwd: dir, stdin });
+  }
+
+  it('puts the trimmed key from KEYFILE and prints the stages of every version', async () => {
+    // Prepare
+    secret.put('old-key');
+    await writeFile(join(dir, 'new.key'), '  new-key\n');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--put', 'new.key']);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(keyIn('version-2')).toBe('new-key');
+    expect(result.out[1]).toMatch(
+      /^Versions of webhook-signing-key:\n {2}version-2 {2}AWSCURRENT {2}created \S+\n {2}version-1 {2}AWSPREVIOUS {2}created \S+$/,
+    );
+  });
+
+  it('reads the key from stdin when KEYFILE is -', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--stage', '-'], 'piped-key\n');
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(keyIn('version-2')).toBe('piped-key');
+    expect(stagesOf()).toEqual({ 'version-1': ['AWSCURRENT'], 'version-2': ['AWSPENDING'] });
+  });
+
+  it('exits 1 with the reason when there is nothing to promote', async () => {
+    // Prepare
+    secret.put('old-key');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--promote']);
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.err).toEqual([expect.stringContaining('no AWSPENDING version to promote')]);
+  });
+
+  it('exits 1 naming the Secrets Manager error when the call is refused', async () => {
+    // Prepare
+    secretsManager.on(ListSecretVersionIdsCommand).rejects(
+      Object.assign(new Error("Secrets Manager can't find the specified secret."), {
+        name: 'ResourceNotFoundException',
+      }),
+    );
+
+    // Act
+    const result = await rotate(['--secret-id', 'missing', '--revoke-previous']);
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.err).toEqual([
+      "Secrets Manager: ResourceNotFoundException: Secrets Manager can't find the specified secret.",
+    ]);
+  });
+
+  it('refuses a key file it cannot read without printing the path, which may be a pasted key', async () => {
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--put', 'sk_live_pasted_key']);
+
+    // Assess
+    expect(result.status).toBe(2);
+    expect(result.err.join('\n')).not.toContain('sk_live_pasted_key');
+    expect(result.err).toEqual([expect.stringContaining('cannot read the key file (ENOENT)')]);
+    expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+  });
+
+  it.each([
+    [['--put', 'new.key'], '--secret-id ID is required'],
+    [['--secret-id', SECRET_ID], 'choose exactly one'],
+    [['--secret-id', SECRET_ID, '--promote', '--revoke-previous'], 'choose exactly one'],
+    [['--secret-id', SECRET_ID, '--put'], "Option '--put <value>' argument missing"],
+    [['--secret-id', SECRET_ID, '--promote', 'extra'], 'Unexpected argument'],
+  ])('exits 2 on the usage error %j', async (args, message) => {
+    // Act
+    const result = await rotate(args);
+
+    // Assess
+    expect(result.status).toBe(2);
+    expect(result.err).toEqual([expect.stringContaining(message)]);
+  });
+
+  it('exits 2 when the key file is blank', async () => {
+    // Prepare
+    await writeFile(join(dir, 'blank.key'), ' \n');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--put', 'blank.key']);
+
+    // Assess
+    expect(result.status).toBe(2);
+    expect(result.err).toEqual([expect.stringContaining('the key file is empty')]);
+  });
+
+  it('prints the usage with --help', async () => {
+    // Act
+    const result = await rotate(['--help']);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(result.out[0]).toContain('Usage: npm run rotate-secret');
+  });
+});

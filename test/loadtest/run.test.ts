@@ -1,0 +1,107 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../loadtest/run.js';
+import { closeServer, listen } from '../../local/net.js';
+import { runTool } from '../cli/lib/run-tool.js';
+import { type LocalSqs, startLocalSqs } from '../support/local-sqs.js';
+
+describe('Tool: npm run loadtest', () => {
+  it('sends 600 calls at 20 connections through npm start, pairs every queued answer with one message, and stops the child', async () => {
+    // Act
+    const run = await runTool(main, ['--requests', '600', '--concurrency', '20'], {
+      env: { ...process.env },
+    });
+
+    // Assess
+    const out = run.out.join('\n');
+    expect(run.err).toEqual([]);
+    expect(run.status).toBe(0);
+    expect(out).toMatch(/^valid +300 +200 queued +300 +0 +0 +0$/m);
+    expect(out).toMatch(/^replayed +60 +200 queued +60 +0 +0 +0$/m);
+    expect(out).toMatch(/^forged +90 +401 +0 +0 +90 +0$/m);
+    expect(out).toMatch(/^stale +60 +401 +0 +0 +60 +0$/m);
+    expect(out).toMatch(/^oversized +30 +413 +0 +0 +0 +30$/m);
+    expect(out).toMatch(/^ignored +60 +200 ignored +0 +60 +0 +0$/m);
+    expect(out).toContain('Queue: 360 messages of this run drained, 360 paired');
+    expect(out).toContain('PASS:');
+    const webhookUrl = /Sending 600 calls to (\S+)/.exec(out)?.[1] ?? '';
+    await expect(fetch(webhookUrl, { method: 'POST' })).rejects.toThrow();
+    // A tsx start of npm start plus 600 calls on two cores busy with the rest of npm test.
+  }, 120_000);
+
+  describe('against a receiver that acknowledges everything and stores nothing', () => {
+    let liar: Server;
+    let url: string;
+    let sqs: LocalSqs;
+    let queueUrl: string;
+
+    beforeAll(async () => {
+      liar = createServer((request, response) => {
+        request.resume();
+        request.on('end', () => response.end('{"status":"queued"}'));
+      });
+      url = `http://127.0.0.1:${await listen(liar, 0, '127.0.0.1')}/webhook`;
+      sqs = await startLocalSqs();
+      queueUrl = await sqs.createQueue('loadtest-liar');
+    });
+    afterAll(async () => {
+      await closeServer(liar);
+      await sqs.close();
+    });
+
+    it('fails, naming each broken rule', async () => {
+      // Act
+      const run = await runTool(main, ['--requests', '40', '--url', url, '--queue-url', queueUrl], {
+        env: { WEBHOOK_SECRET: 'whsec-loadtest' },
+      });
+
+      // Assess
+      const out = run.out.join('\n');
+      expect(run.status).toBe(1);
+      expect(out).toContain('FAIL:');
+      expect(out).toContain('6 forged requests answered 200 queued (contract: 401)');
+      expect(out).toContain('4 stale requests answered 200 queued (contract: 401)');
+      expect(out).toContain('2 oversized requests answered 200 queued (contract: 413)');
+      expect(out).toContain('4 ignored requests answered 200 queued (contract: 200 ignored)');
+      expect(out).toContain('40 calls answered 200 queued have no message in the queue');
+    });
+  });
+
+  it('prints its usage with --help and exits 0', async () => {
+    // Act
+    const run = await runTool(main, ['--help']);
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.out.join('\n')).toContain('Usage: npm run loadtest -- [--requests N]');
+  });
+
+  it.each([
+    [['--requests', '0'], "--requests must be a whole number from 1 to 100000, got '0'"],
+    [['--concurrency', 'many'], "--concurrency must be a whole number from 1 to 256, got 'many'"],
+    [
+      ['--url', 'https://hooks.example.com/webhook'],
+      "--url must point at this machine (127.0.0.1, localhost, [::1]), got 'https://hooks.example.com/webhook'",
+    ],
+    [
+      ['--queue-url', 'http://127.0.0.1:9324/123456789012/webhook-events'],
+      '--queue-url goes with --url (the started npm start has its own queue)',
+    ],
+  ])('refuses %j with exit status 2 before sending anything', async (args, message) => {
+    // Act
+    const run = await runTool(main, args);
+
+    // Assess
+    expect(run.status).toBe(2);
+    expect(run.err).toEqual([`${message} (see npm run loadtest -- --help)`]);
+  });
+
+  it('refuses a FORWARD_EVENTS that would queue the event_cancelled calls of the mix', async () => {
+    // Act
+    const run = await runTool(main, [], { env: { FORWARD_EVENTS: '*' } });
+
+    // Assess
+    expect(run.status).toBe(2);
+    expect(run.err[0]).toContain('FORWARD_EVENTS forwards event_cancelled');
+  });
+});

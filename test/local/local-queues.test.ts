@@ -1,0 +1,113 @@
+import { createServer } from 'node:http';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  DLQ_NAME,
+  type LocalQueues,
+  localQueueUrl,
+  QUEUE_NAME,
+  startLocalQueues,
+} from '../../local/local-queues.js';
+import { closeServer, listen } from '../../local/net.js';
+
+const sqsClient = (endpoint: string): SQSClient =>
+  new SQSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+
+describe('Function: startLocalQueues', () => {
+  let queues: LocalQueues | undefined;
+
+  afterEach(async () => {
+    await queues?.close();
+    queues = undefined;
+  });
+
+  it('creates webhook-events redriving to webhook-events-dlq on the port it reports', async () => {
+    // Prepare
+    queues = await startLocalQueues({ port: 0 });
+    const client = sqsClient(queues.endpoint);
+
+    // Act
+    const main = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: ['All'] }),
+    );
+    const dlq = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: queues.dlqUrl, AttributeNames: ['QueueArn'] }),
+    );
+
+    // Assess
+    expect(queues.port).toBeGreaterThan(0);
+    expect(queues.endpoint).toBe(`http://127.0.0.1:${queues.port}`);
+    expect(queues.queueUrl).toBe(localQueueUrl(queues.port, QUEUE_NAME));
+    expect(queues.dlqUrl).toBe(localQueueUrl(queues.port, DLQ_NAME));
+    const redrive = JSON.parse(main.Attributes?.RedrivePolicy ?? '{}');
+    expect(redrive).toEqual({ deadLetterTargetArn: dlq.Attributes?.QueueArn, maxReceiveCount: 5 });
+  });
+
+  it('accepts a message larger than the 256 KiB SQS default, like the deployed queues', async () => {
+    // Prepare
+    queues = await startLocalQueues({ port: 0 });
+    const client = sqsClient(queues.endpoint);
+    const body = JSON.stringify({ event: 'event_booked', data: { note: 'x'.repeat(262_144) } });
+
+    // Act
+    const sent = await client.send(
+      new SendMessageCommand({
+        QueueUrl: queues.queueUrl,
+        MessageBody: body,
+        MessageAttributes: { event: { DataType: 'String', StringValue: 'event_booked' } },
+      }),
+    );
+
+    // Assess
+    expect(sent.MessageId).toBeDefined();
+  });
+
+  it('keeps queued messages when the listener is stopped and started again', async () => {
+    // Prepare
+    queues = await startLocalQueues({ port: 0 });
+    const client = sqsClient(queues.endpoint);
+    await client.send(
+      new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: '{"a":"é"}' }),
+    );
+
+    // Act
+    await queues.close();
+    await queues.listen();
+    const received = await client.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl }));
+
+    // Assess
+    expect(received.Messages?.map((message) => message.Body)).toEqual(['{"a":"é"}']);
+  });
+
+  it('rejects with EADDRINUSE when the port is taken', async () => {
+    // Prepare
+    const blocker = createServer();
+    const port = await listen(blocker, 0, '127.0.0.1');
+
+    // Act
+    const started = startLocalQueues({ port });
+
+    // Assess
+    await expect(started).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await closeServer(blocker);
+  });
+});
+
+describe('Function: localQueueUrl', () => {
+  it('defaults to webhook-events on port 9324 of the loopback address', () => {
+    // Act
+    const url = localQueueUrl();
+
+    // Assess
+    expect(url).toBe('http://127.0.0.1:9324/123456789012/webhook-events');
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../cli/lib/tool-io.js';
+import { readStartConfig } from '../../local/start-config.js';
+
+describe('Function: readStartConfig', () => {
+  it('defaults to port 3000 on loopback and the queue on 9324', () => {
+    // Act
+    const config = readStartConfig({ PORT: '', HOST: ' ' });
+
+    // Assess
+    expect(config).toEqual({ port: 3000, host: '127.0.0.1', localSqsPort: 9324 });
+  });
+
+  it('reads PORT, HOST and LOCAL_SQS_PORT, including 0 for any free port', () => {
+    // Act
+    const config = readStartConfig({ PORT: '0', HOST: '0.0.0.0', LOCAL_SQS_PORT: ' 9400 ' });
+
+    // Assess
+    expect(config).toEqual({ port: 0, host: '0.0.0.0', localSqsPort: 9400 });
+  });
+
+  it.each([
+    ['PORT', '65536'],
+    ['PORT', 'http'],
+    ['LOCAL_SQS_PORT', '-1'],
+    ['LOCAL_SQS_PORT', '93 24'],
+  ])('rejects %s=%s with a usage error naming the variable', (name, value) => {
+    // Act
+    const read = (): unknown => readStartConfig({ [name]: value });
+
+    // Assess
+    expect(read).toThrow(UsageError);
+    expect(read).toThrow(`${name} must be a port number from 0 to 65535, got '${value.trim()}'`);
+  });
+});
