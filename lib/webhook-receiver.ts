@@ -16,6 +16,12 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
 import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
+import {
+  CONSUMER_BATCH_SIZE,
+  CONSUMER_BATCHING_WINDOW_SECONDS,
+  CONSUMER_TIMEOUT_SECONDS,
+  QUEUE_SETTINGS,
+} from './queue-settings.js';
 
 /** Runtime of both functions; esbuild's target (`node24`) follows from it. */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
@@ -212,7 +218,10 @@ export class WebhookReceiver extends Construct {
 
     this.secret = props.secret ?? this.createPlaceholderSecret();
     this.deadLetterQueue = this.createQueue('DeadLetterQueue');
-    this.queue = this.createQueue('Queue', { queue: this.deadLetterQueue, maxReceiveCount: 5 });
+    this.queue = this.createQueue('Queue', {
+      queue: this.deadLetterQueue,
+      maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount,
+    });
 
     this.handler = this.createReceiverFunction();
     this.secret.grantRead(this.handler);
@@ -249,14 +258,14 @@ export class WebhookReceiver extends Construct {
       // every producer and consumer (a customer managed key adds cost and a failure mode).
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // The longest SQS allows: a booking survives two weeks of consumer outage.
-      retentionPeriod: Duration.days(14),
-      // SQS's largest message: the receiver accepts bodies up to MAX_BODY_BYTES (256 KiB) and adds
-      // attributes; at the 256 KiB default such a call would be refused on every retry.
-      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+      retentionPeriod: Duration.seconds(QUEUE_SETTINGS.retentionPeriodSeconds),
+      maxMessageSizeBytes: QUEUE_SETTINGS.maxMessageSizeBytes,
       ...(this.settings.fifo ? { fifo: true } : {}),
       ...(deadLetterQueue
-        ? { deadLetterQueue, visibilityTimeout: CONSUMER_VISIBILITY_TIMEOUT }
+        ? {
+            deadLetterQueue,
+            visibilityTimeout: Duration.seconds(QUEUE_SETTINGS.visibilityTimeoutSeconds),
+          }
         : {}),
     });
   }
@@ -474,21 +483,8 @@ export class WebhookReceiver extends Construct {
   }
 }
 
-/** The largest message SQS accepts (1 MiB). */
-const MAX_MESSAGE_SIZE_BYTES = 1024 * 1024;
-
-/** Consumer timeout; the queue's visibility timeout is derived from it. */
-const CONSUMER_TIMEOUT = Duration.seconds(30);
-const CONSUMER_BATCH_SIZE = 10;
-const CONSUMER_BATCHING_WINDOW = Duration.seconds(1);
-/**
- * AWS guidance for Lambda on SQS: visibility timeout at least six times the function timeout plus
- * the batching window, so a message is not handed to a second invocation while Lambda still retries
- * the first after throttling.
- */
-const CONSUMER_VISIBILITY_TIMEOUT = Duration.seconds(
-  6 * CONSUMER_TIMEOUT.toSeconds() + CONSUMER_BATCHING_WINDOW.toSeconds(),
-);
+const CONSUMER_TIMEOUT = Duration.seconds(CONSUMER_TIMEOUT_SECONDS);
+const CONSUMER_BATCHING_WINDOW = Duration.seconds(CONSUMER_BATCHING_WINDOW_SECONDS);
 
 /** JSON access log line: who called, what was answered, and how long the receiver took. */
 const ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
+import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
 import { closeServer, LOOPBACK, listen } from './net.js';
 
 /** Name of the queue the receiver forwards verified events to (same name as in the deployed stack). */
@@ -11,11 +12,11 @@ export const DLQ_NAME = 'webhook-events-dlq';
 /** Port of the embedded queue server when `LOCAL_SQS_PORT` is not set. */
 export const DEFAULT_LOCAL_SQS_PORT = 9324;
 
-/** Receives after which a message moves to the dead-letter queue, so a poison message stops cycling. */
-export const MAX_RECEIVE_COUNT = 5;
+/** Receives after which a message moves to the dead-letter queue: the deployed queue's value. */
+export const MAX_RECEIVE_COUNT = QUEUE_SETTINGS.maxReceiveCount;
 
-/** SQS's largest message (1 MiB), as the deployed queues use: a body at MAX_BODY_BYTES plus attributes fits. */
-const MAX_MESSAGE_SIZE = 1024 * 1024;
+/** SQS's largest message, as the deployed queues use. */
+const MAX_MESSAGE_SIZE = QUEUE_SETTINGS.maxMessageSizeBytes;
 
 /** Cosmetic account id that appears in local queue URLs and ARNs. */
 const LOCAL_ACCOUNT_ID = '123456789012';
