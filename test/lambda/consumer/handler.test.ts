@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConsumerConfig } from '../../../lambda/consumer/config.js';
@@ -275,6 +276,27 @@ describe('Function: createConsumerHandler (idempotency on DynamoDB)', () => {
     // GetItem that DynamoDB itself never receives.
     expect(perProcessed).toEqual({ PutItem: 5, UpdateItem: 5 });
     expect(perCopy).toEqual({ PutItem: 5, GetItem: 5 });
+  });
+
+  it('keeps each record under 1 KB, so every write is one write request unit', async () => {
+    // Prepare
+    const [{ copy }] = QUEUES;
+    vi.stubEnv(
+      'AWS_LAMBDA_FUNCTION_NAME',
+      'WebhookReceiver-ReceiverConsumer0123456789-AbCdEfGhIjKl',
+    );
+
+    // Act
+    await invoke(consumer(recordingProcess().process), [copy(randomUUID(), 'm1')]);
+
+    // Assess: the JSON wire form (type tags, quotes) is larger than DynamoDB's item size
+    const { Items } = await dynamoDb().client.send(new ScanCommand({ TableName: tableName }));
+    expect(Items).toHaveLength(1);
+    expect(Items?.[0]).toMatchObject({
+      status: { S: 'COMPLETED' },
+      expiration: { N: expect.any(String) },
+    });
+    expect(JSON.stringify(Items?.[0]).length).toBeLessThan(1024);
   });
 
   it('sends a PutItem and a DeleteItem for a booking whose processing failed', async () => {
