@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { afterAll, beforeAll } from 'vitest';
+import { closeEmbeddedServer, useForBlock } from './embedded-server.js';
 import { LOCAL_AWS_SETTINGS } from './local-sqs.js';
 
 /** A DynamoDB-compatible server (`dynalite`, data in memory) running inside the test process. */
@@ -65,12 +65,7 @@ export async function startLocalDynamoDb(): Promise<LocalDynamoDb> {
     resetRequests: () => {
       counts = {};
     },
-    close: () =>
-      new Promise((resolve, reject) => {
-        client.destroy();
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: () => closeEmbeddedServer(server, client),
   };
 }
 
@@ -81,15 +76,5 @@ export async function startLocalDynamoDb(): Promise<LocalDynamoDb> {
  * @returns the running server (call it inside tests and hooks)
  */
 export function useLocalDynamoDb(): () => LocalDynamoDb {
-  let dynamoDb: LocalDynamoDb | undefined;
-  beforeAll(async () => {
-    dynamoDb = await startLocalDynamoDb();
-  });
-  afterAll(async () => {
-    await dynamoDb?.close();
-  });
-  return () => {
-    if (dynamoDb === undefined) throw new Error('useLocalDynamoDb: the server starts in beforeAll');
-    return dynamoDb;
-  };
+  return useForBlock(startLocalDynamoDb, 'useLocalDynamoDb');
 }
