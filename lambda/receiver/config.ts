@@ -70,8 +70,13 @@ export function loadConfig(env: Environment = process.env): ReceiverConfig {
   };
 }
 
-/** A variable's trimmed value; empty counts as unset because deploy tools often write `""`. */
-function readVariable(env: Environment, name: string): string | undefined {
+/**
+ * A variable's trimmed value; empty counts as unset because deploy tools often write `""`.
+ *
+ * @param env - the environment to read
+ * @param name - the variable's name
+ */
+export function readVariable(env: Environment, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
 }
@@ -127,7 +132,26 @@ function integerFrom(
   maximum = Number.MAX_SAFE_INTEGER,
 ): number {
   const text = readVariable(env, name);
-  if (text === undefined) return CONFIG_DEFAULTS[name];
+  return text === undefined
+    ? CONFIG_DEFAULTS[name]
+    : parseWholeNumber(name, text, minimum, maximum);
+}
+
+/**
+ * Parses a variable's text as a whole number within bounds.
+ *
+ * @param name - the variable's name, for the message
+ * @param text - its trimmed value
+ * @param minimum - the smallest value accepted
+ * @param maximum - the largest value accepted
+ * @throws {ConfigError} naming the variable when the text is not a whole number in range
+ */
+export function parseWholeNumber(
+  name: string,
+  text: string,
+  minimum: number,
+  maximum = Number.MAX_SAFE_INTEGER,
+): number {
   const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
   if (!(value >= minimum)) {
     throw new ConfigError(`${name} must be a whole number >= ${minimum}, got '${text}'`);

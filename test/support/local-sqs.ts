@@ -8,7 +8,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
-import { afterAll, beforeAll } from 'vitest';
+import { closeEmbeddedServer, useForBlock } from './embedded-server.js';
 
 /** Credentials and region for the SDK; the embedded server does not check them. */
 export const LOCAL_AWS_SETTINGS = {
@@ -103,12 +103,7 @@ export async function startLocalSqs(): Promise<LocalSqs> {
         Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
       );
     },
-    close: () =>
-      new Promise((resolve, reject) => {
-        client.destroy();
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: () => closeEmbeddedServer(server, client),
   };
 }
 
@@ -119,15 +114,5 @@ export async function startLocalSqs(): Promise<LocalSqs> {
  * @returns the running server (call it inside tests and hooks)
  */
 export function useLocalSqs(): () => LocalSqs {
-  let sqs: LocalSqs | undefined;
-  beforeAll(async () => {
-    sqs = await startLocalSqs();
-  });
-  afterAll(async () => {
-    await sqs?.close();
-  });
-  return () => {
-    if (sqs === undefined) throw new Error('useLocalSqs: the server starts in beforeAll');
-    return sqs;
-  };
+  return useForBlock(startLocalSqs, 'useLocalSqs');
 }

@@ -10,6 +10,8 @@ export interface SqsRecordInput {
   /** @default a standard queue's ARN; end it in `.fifo` for a FIFO queue */
   readonly queueArn?: string;
   readonly messageGroupId?: string;
+  /** FIFO queues: the `MessageDeduplicationId` the sender set. */
+  readonly messageDeduplicationId?: string;
 }
 
 const DEFAULT_QUEUE_ARN = 'arn:aws:sqs:eu-west-1:123456789012:webhook-events';
@@ -35,6 +37,9 @@ export function sqsRecord(input: SqsRecordInput): SQSRecord {
       SenderId: 'AROAEXAMPLE:webhook-receiver',
       ApproximateFirstReceiveTimestamp: now,
       ...(input.messageGroupId === undefined ? {} : { MessageGroupId: input.messageGroupId }),
+      ...(input.messageDeduplicationId === undefined
+        ? {}
+        : { MessageDeduplicationId: input.messageDeduplicationId }),
     },
     messageAttributes,
     md5OfBody: createHash('md5').update(input.body).digest('hex'),

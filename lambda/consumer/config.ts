@@ -1,0 +1,61 @@
+import {
+  CONFIG_DEFAULTS,
+  type Environment,
+  parseWholeNumber,
+  readVariable,
+} from '../receiver/config.js';
+
+/** Where and for how long the consumer remembers processed bookings. */
+export interface IdempotencySettings {
+  /** `IDEMPOTENCY_TABLE`: the DynamoDB table holding one record per processed booking. */
+  readonly tableName: string;
+  /** `IDEMPOTENCY_TTL_SECONDS`: how long a record suppresses copies of its booking. */
+  readonly ttlSeconds: number;
+}
+
+/** The example consumer's validated configuration (see the README's "Consume events"). */
+export interface ConsumerConfig {
+  readonly serviceName: string;
+  readonly metricsNamespace: string;
+  /** Undefined when `IDEMPOTENCY_TABLE` is unset: every delivery is processed, copies too. */
+  readonly idempotency: IdempotencySettings | undefined;
+}
+
+/** Defaults of the consumer's optional variables; part of the public interface. */
+export const CONSUMER_CONFIG_DEFAULTS = {
+  POWERTOOLS_SERVICE_NAME: 'webhook-consumer',
+  /**
+   * Seven days. The spec does not say how long the service retries a delivery; a week outlasts
+   * any retry schedule we expect, and a record costs only its storage until DynamoDB's TTL
+   * removes it, so a generous window is cheap.
+   */
+  IDEMPOTENCY_TTL_SECONDS: 7 * 24 * 60 * 60,
+} as const;
+
+/**
+ * Reads and validates the consumer's configuration, once per cold start.
+ *
+ * @param env - the environment to read, `process.env` by default
+ * @throws {ConfigError} when a variable is invalid
+ */
+export function loadConsumerConfig(env: Environment = process.env): ConsumerConfig {
+  const tableName = readVariable(env, 'IDEMPOTENCY_TABLE');
+  return {
+    serviceName:
+      readVariable(env, 'POWERTOOLS_SERVICE_NAME') ??
+      CONSUMER_CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
+    // The receiver's namespace unless the deployment sets its own; the service name tells them apart.
+    metricsNamespace:
+      readVariable(env, 'POWERTOOLS_METRICS_NAMESPACE') ??
+      CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+    idempotency:
+      tableName === undefined ? undefined : { tableName, ttlSeconds: ttlSecondsFrom(env) },
+  };
+}
+
+function ttlSecondsFrom(env: Environment): number {
+  const text = readVariable(env, 'IDEMPOTENCY_TTL_SECONDS');
+  return text === undefined
+    ? CONSUMER_CONFIG_DEFAULTS.IDEMPOTENCY_TTL_SECONDS
+    : parseWholeNumber('IDEMPOTENCY_TTL_SECONDS', text, 1);
+}
