@@ -42,7 +42,7 @@ function stagesOf(): Record<string, string[]> {
 }
 
 /** The key stored in version `versionId`. */
-function keyIn(versionId: string): string | undefined {
+function keyIn(versionId: string): string | Uint8Array | undefined {
   return secret.versions().find((version) => version.versionId === versionId)?.value;
 }
 

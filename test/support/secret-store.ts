@@ -19,7 +19,10 @@ import {
  * left; moving or removing a label held by a version not named in RemoveFromVersionId is refused.
  */
 export class FakeSecretStore {
-  readonly #values = new Map<string, { readonly value: string; readonly createdAt: Date }>();
+  readonly #values = new Map<
+    string,
+    { readonly value: string | Uint8Array; readonly createdAt: Date }
+  >();
   /** Staging label -> version id. */
   readonly #labels = new Map<string, string>();
   readonly #now: () => Date;
@@ -30,8 +33,8 @@ export class FakeSecretStore {
     this.#now = now;
   }
 
-  /** Stores a new version; returns its id. */
-  put(value: string, stages?: readonly string[]): string {
+  /** Stores a new version (bytes: a version with only `SecretBinary`); returns its id. */
+  put(value: string | Uint8Array, stages?: readonly string[]): string {
     this.#versionCount += 1;
     const versionId = `version-${this.#versionCount}`;
     this.#values.set(versionId, { value, createdAt: this.#now() });
