@@ -45,10 +45,13 @@ export interface HandlerDependencies {
   readonly now?: () => number;
 }
 
-// Per attempt: 1 s to connect, 2 s for the answer (SQS; Secrets Manager calls get the time left
-// in the invocation instead, see secretsManagerKeyLoader); at most 3 attempts (SDK standard
-// retry with backoff).
-const CLIENT_SETTINGS = {
+/**
+ * SDK settings of the receiver's SQS and Secrets Manager clients (exported so tests build clients
+ * that behave like the deployed ones). Per attempt: 1 s to connect, 2 s for the answer (SQS;
+ * Secrets Manager calls get the time left in the invocation instead, see
+ * `secretsManagerKeyLoader`); at most 3 attempts (SDK standard retry with backoff).
+ */
+export const CLIENT_SETTINGS = {
   maxAttempts: 3,
   requestHandler: { connectionTimeout: 1000, requestTimeout: 2000, throwOnRequestTimeout: true },
 } as const;
