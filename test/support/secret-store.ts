@@ -80,19 +80,18 @@ export class FakeSecretStore {
 
 /**
  * Makes `mock` serve `store` to both sides: the rotation tool's calls change it, and every
- * change is visible to the next DescribeSecret / GetSecretValue (see {@link fakeSecretVersions}).
+ * change (theirs or a test's `put`) is visible to the next DescribeSecret / GetSecretValue (see
+ * {@link fakeSecretVersions}).
  *
  * @param mock - the client mock
  * @param store - the secret
  */
 export function serveSecretStore(mock: SecretsManagerMock, store: FakeSecretStore): void {
-  const publish = (): void => fakeSecretVersions(mock, store.versions());
-  publish();
+  fakeSecretVersions(mock, () => store.versions());
   mock
     .on(PutSecretValueCommand)
     .callsFake((input: { SecretString: string; VersionStages?: string[] }) => {
       const versionId = store.put(input.SecretString, input.VersionStages);
-      publish();
       return { VersionId: versionId };
     });
   mock
@@ -100,7 +99,6 @@ export function serveSecretStore(mock: SecretsManagerMock, store: FakeSecretStor
     .callsFake(
       (input: { VersionStage: string; MoveToVersionId?: string; RemoveFromVersionId?: string }) => {
         store.updateStage(input.VersionStage, input.MoveToVersionId, input.RemoveFromVersionId);
-        publish();
         return {};
       },
     );

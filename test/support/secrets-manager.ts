@@ -30,21 +30,24 @@ export type SecretsManagerMock = AwsStub<
  * `ResourceNotFoundException`. Call again to change the versions (a rotation).
  *
  * @param mock - the client mock
- * @param versions - the secret's versions
+ * @param versions - the secret's versions, or a function giving them as they are at each call
  */
 export function fakeSecretVersions(
   mock: SecretsManagerMock,
-  versions: readonly FakeSecretVersion[],
+  versions: readonly FakeSecretVersion[] | (() => readonly FakeSecretVersion[]),
 ): void {
+  const current = typeof versions === 'function' ? versions : () => versions;
   mock.on(DescribeSecretCommand).callsFake(async () => ({
     VersionIdsToStages: Object.fromEntries(
-      versions.filter((v) => v.stages.length > 0).map((v) => [v.versionId, [...v.stages]]),
+      current()
+        .filter((v) => v.stages.length > 0)
+        .map((v) => [v.versionId, [...v.stages]]),
     ),
   }));
   mock
     .on(GetSecretValueCommand)
     .callsFake(async (input: { VersionId?: string; VersionStage?: string }) => {
-      const version = findSecretVersion(versions, input);
+      const version = findSecretVersion(current(), input);
       if (version === undefined) {
         throw new ResourceNotFoundException({
           message: "Secrets Manager can't find the specified secret value",
