@@ -6,7 +6,7 @@ import {
   restApiEvent,
 } from '../../support/api-gateway-events.js';
 import { bookingPayload, signedCall, signRawBody, TEST_KEY } from '../../support/booking.js';
-import { type CapturedOutput, captureOutput } from '../../support/capture-output.js';
+import { withCapturedOutput } from '../../support/capture-output.js';
 import { useLocalSqs } from '../../support/local-sqs.js';
 import { receiverOnNewQueue } from '../../support/receiver-harness.js';
 
@@ -19,16 +19,6 @@ describe('Function: handler (events as each front door sends them)', () => {
 
   async function receiver() {
     return receiverOnNewQueue(sqs(), { WEBHOOK_SECRET: TEST_KEY }, { now: () => NOW * 1000 });
-  }
-
-  /** Runs `act` with output captured; returns the output for assertions. */
-  async function captured<T>(act: () => Promise<T>): Promise<[T, CapturedOutput]> {
-    const output = captureOutput();
-    try {
-      return [await act(), output];
-    } finally {
-      output.restore();
-    }
   }
 
   describe.each(FRONT_DOORS)('with $name events', ({ event }) => {
@@ -118,7 +108,7 @@ describe('Function: handler (events as each front door sends them)', () => {
         const { invoke, queuedBodies } = await receiver();
 
         // Act
-        const [response, output] = await captured(() =>
+        const [response, output] = await withCapturedOutput(() =>
           invoke(event({ ...call, headers: { 'Service-Signature': FORGED } })),
         );
 
@@ -155,7 +145,7 @@ describe('Function: handler (events as each front door sends them)', () => {
     const forged = { ...httpApiEvent({ headers: { 'Service-Signature': FORGED } }) };
 
     // Act
-    const [response, output] = await captured(() =>
+    const [response, output] = await withCapturedOutput(() =>
       invoke({ ...forged, body: 'not base64!', isBase64Encoded: true }),
     );
 
@@ -235,7 +225,7 @@ describe('Function: handler (events as each front door sends them)', () => {
         const { invoke, queuedBodies } = await receiver();
 
         // Act
-        const [response, output] = await captured(() => invoke(input));
+        const [response, output] = await withCapturedOutput(() => invoke(input));
 
         // Assess
         expect(response).toEqual({

@@ -3,7 +3,7 @@ import type { Environment } from '../../../lambda/receiver/config.js';
 import { CLIENT_SETTINGS } from '../../../lambda/receiver/handler.js';
 import { lambdaContext, restApiEvent } from '../../support/api-gateway-events.js';
 import { bookingPayload, signedCall } from '../../support/booking.js';
-import { type CapturedOutput, captureOutput } from '../../support/capture-output.js';
+import { type CapturedOutput, withCapturedOutput } from '../../support/capture-output.js';
 import { useLocalSqs } from '../../support/local-sqs.js';
 import { receiverOnNewQueue } from '../../support/receiver-harness.js';
 import { FakeSecretStore } from '../../support/secret-store.js';
@@ -37,15 +37,6 @@ describe('Function: handler (keys from Secrets Manager over its wire protocol)',
   /** A booking signed now with `key`, as a REST API event. */
   const signedBooking = (key: string) =>
     restApiEvent(signedCall(BOOKING, { key, timestamp: Math.floor(Date.now() / 1000) }));
-
-  async function captured<T>(act: () => Promise<T>): Promise<[T, CapturedOutput]> {
-    const output = captureOutput();
-    try {
-      return [await act(), output];
-    } finally {
-      output.restore();
-    }
-  }
 
   /** The messages of the errors logged. */
   const loggedErrors = (output: CapturedOutput): string[] =>
@@ -103,7 +94,9 @@ describe('Function: handler (keys from Secrets Manager over its wire protocol)',
         const { invoke } = await coldReceiver(env);
 
         // Act
-        const [response, output] = await captured(() => invoke(signedBooking(KEYS.current)));
+        const [response, output] = await withCapturedOutput(() =>
+          invoke(signedBooking(KEYS.current)),
+        );
 
         // Assess
         expect(response.statusCode).toBe(503);
@@ -132,7 +125,9 @@ describe('Function: handler (keys from Secrets Manager over its wire protocol)',
         const { invoke, queuedBodies } = await coldReceiver();
 
         // Act
-        const [response, output] = await captured(() => invoke(signedBooking(KEYS.current)));
+        const [response, output] = await withCapturedOutput(() =>
+          invoke(signedBooking(KEYS.current)),
+        );
 
         // Assess
         expect(JSON.parse(response.body)).toEqual({ status: 'queued' });
@@ -154,7 +149,9 @@ describe('Function: handler (keys from Secrets Manager over its wire protocol)',
       const { invoke } = await coldReceiver();
 
       // Act
-      const [response, output] = await captured(() => invoke(signedBooking(KEYS.current)));
+      const [response, output] = await withCapturedOutput(() =>
+        invoke(signedBooking(KEYS.current)),
+      );
 
       // Assess
       expect(response.statusCode).toBe(503);
@@ -179,7 +176,9 @@ describe('Function: handler (keys from Secrets Manager over its wire protocol)',
       );
 
       // Act
-      const [response] = await captured(() => invoke(signedBooking(KEYS.current), context));
+      const [response] = await withCapturedOutput(() =>
+        invoke(signedBooking(KEYS.current), context),
+      );
 
       // Assess: two round trips (DescribeSecret, then both GetSecretValue in parallel)
       expect(JSON.parse(response.body)).toEqual({ status: 'queued' });
@@ -199,7 +198,9 @@ describe('Function: handler (keys from Secrets Manager over its wire protocol)',
       const context = lambdaContext(undefined, () => timeoutMs - (Date.now() - startedAt));
 
       // Act
-      const [response] = await captured(() => invoke(signedBooking(KEYS.current), context));
+      const [response] = await withCapturedOutput(() =>
+        invoke(signedBooking(KEYS.current), context),
+      );
 
       // Assess
       expect(response.statusCode).toBe(503);
