@@ -210,16 +210,17 @@ export async function receive(
     ...timestampDetails(result, now),
     ...(keysRefreshed ? { keysRefreshed } : {}),
   };
-  // body_not_json is reported only for a body whose signature verified: a 400, not a 401.
-  if (!result.ok) return rejected(result.reason, base);
+  // body_not_json is reported only for a body whose signature verified: a 400, not a 401. An
+  // unreadable body never verifies; the second test only tells the compiler so, failing closed.
+  if (!result.ok || body === undefined) {
+    return rejected(result.ok ? 'signature_mismatch' : result.reason, base);
+  }
 
   const details: ReceiveDetails = {
     ...base,
     keyStage: keys.labels[result.keyIndex] ?? `key_${result.keyIndex}`,
     signedForm: result.form,
   };
-  // The verifier only succeeds on a readable body.
-  if (body === undefined) throw new Error('verifySignature accepted an unreadable body');
   const payload = readPayload(body, result.canonicalBody);
   if (!payload.ok) return rejected(payload.reason, details);
   const verified: ReceiveDetails = { ...details, eventType: payload.event };
