@@ -7,11 +7,16 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
 import {
+  GetSecretValueCommand,
   PutSecretValueCommand,
   paginateListSecretVersionIds,
+  ResourceNotFoundException,
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+import { describeSecretKeyFailure, replaceKeyInSecretValue } from '../lambda/core/secret-value.js';
+import { SECRET_JSON_FIELD_VARIABLE } from './lib/signing-key.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -35,7 +40,9 @@ Changes which signing key the deployed receiver accepts, then prints every versi
   --help               show this help
 
 KEYFILE is a file holding the key, or - to read it from stdin; surrounding whitespace is
-trimmed. Keys are never taken from the command line, where shell history would keep them.
+trimmed. When the current value is a JSON object (the console's key/value form), the new
+version is the same object with the key replaced in the field the receiver reads (its only
+text field, or SECRET_JSON_FIELD). Keys are never taken from the command line, where shell history would keep them.
 AWS credentials and region come from the usual AWS environment (AWS_PROFILE, AWS_REGION, ...).
 
 Exit status: 0 done, 1 Secrets Manager refused or nothing to promote, 2 usage error.`;
@@ -62,16 +69,7 @@ export interface SecretVersion {
 }
 
 /** A rotation step that cannot be done in the secret's current state (e.g. nothing staged to promote). */
-export class RotationError extends Error {
-  /**
-   * @param message - what is missing and what to run instead
-   * @param options - the underlying error, if any
-   */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'RotationError';
-  }
-}
+export class RotationError extends WebhookReceiverError {}
 
 /**
  * Applies one action and returns a sentence saying what changed:
@@ -84,25 +82,33 @@ export class RotationError extends Error {
  * - `revoke-previous`: removes AWSPREVIOUS, so the old key stops working at the receiver's next
  *   key refresh instead of after the grace period.
  *
- * @throws {RotationError} when there is no AWSPENDING version to promote
+ * `put` and `stage` keep the secret's shape: when the AWSCURRENT value is a JSON object, the new
+ * version is that object with the key replaced in the field the receiver reads.
+ *
+ * @param jsonField - `SECRET_JSON_FIELD`, when set
+ * @throws {RotationError} when there is no AWSPENDING version to promote, or the current JSON
+ *   value has no field the receiver would read the key from
  */
 export async function applyRotation(
   client: SecretsManagerClient,
   secretId: string,
   action: RotateAction,
+  jsonField?: string | undefined,
 ): Promise<string> {
   switch (action.kind) {
     case 'put': {
+      const secretString = await shapedValue(client, secretId, action.key, jsonField);
       const put = await client.send(
-        new PutSecretValueCommand({ SecretId: secretId, SecretString: action.key }),
+        new PutSecretValueCommand({ SecretId: secretId, SecretString: secretString }),
       );
       return `Stored the new key as version ${put.VersionId} (${AWSCURRENT}); the replaced key is ${AWSPREVIOUS} and keeps working for PREVIOUS_KEY_GRACE_SECONDS.`;
     }
     case 'stage': {
+      const secretString = await shapedValue(client, secretId, action.key, jsonField);
       const put = await client.send(
         new PutSecretValueCommand({
           SecretId: secretId,
-          SecretString: action.key,
+          SecretString: secretString,
           VersionStages: [AWSPENDING],
         }),
       );
@@ -113,6 +119,34 @@ export async function applyRotation(
     case 'revoke-previous':
       return revokePrevious(client, secretId);
   }
+}
+
+/** The value to store for `key`, shaped like the AWSCURRENT value (see `replaceKeyInSecretValue`). */
+async function shapedValue(
+  client: SecretsManagerClient,
+  secretId: string,
+  key: string,
+  jsonField: string | undefined,
+): Promise<string> {
+  let current: string | undefined;
+  try {
+    const value = await client.send(
+      new GetSecretValueCommand({ SecretId: secretId, VersionStage: AWSCURRENT }),
+    );
+    current = value.SecretString;
+  } catch (error) {
+    // A secret created without a value: the first version is the key itself.
+    if (error instanceof ResourceNotFoundException) return key;
+    throw error;
+  }
+  if (current === undefined) return key;
+  const replaced = replaceKeyInSecretValue(current, key, jsonField);
+  if (!replaced.ok) {
+    throw new RotationError(
+      `${secretId} (${AWSCURRENT}): ${describeSecretKeyFailure(replaced)}; nothing was changed`,
+    );
+  }
+  return replaced.secretString;
 }
 
 async function promote(client: SecretsManagerClient, secretId: string): Promise<string> {
@@ -207,7 +241,8 @@ async function rotate(
 ): Promise<number> {
   const client = new SecretsManagerClient({});
   try {
-    io.out(await applyRotation(client, request.secretId, request.action));
+    const jsonField = io.env[SECRET_JSON_FIELD_VARIABLE]?.trim() || undefined;
+    io.out(await applyRotation(client, request.secretId, request.action, jsonField));
     io.out(formatVersions(request.secretId, await listSecretVersions(client, request.secretId)));
     return 0;
   } catch (error) {

@@ -7,13 +7,13 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
 import { buildBookingPayload } from '../local/booking-payload.js';
 import { DOTENV_FILE, findWebhookSecret } from '../local/dotenv.js';
 import { DEFAULT_PORT, portFrom } from '../local/start-config.js';
 import { WEBHOOK_PATH } from '../local/webhook-server.js';
 import { readFileOption } from './lib/cli-options.js';
+import { readSecretIdKey } from './lib/signing-key.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -35,7 +35,8 @@ and POSTs it, printing each response.
   --event NAME      event name of the generated booking (default event_booked)
   --count N         send N calls, each a new booking (default 1)
   --secret-id ID    sign with the AWSCURRENT key of this Secrets Manager secret (name or ARN)
-                    instead of WEBHOOK_SECRET (environment, then .env)
+                    instead of WEBHOOK_SECRET (environment, then .env); a JSON secret is read
+                    like the receiver reads it (its only text field, or SECRET_JSON_FIELD)
   --help            show this help
 
 Exit status: 0 when every call got a 2xx answer, 1 otherwise, 2 on a usage error.`;
@@ -185,18 +186,9 @@ function withEvent(event: string | undefined): { event?: string } {
 /** The key to sign with, or `undefined` after explaining on stderr why there is none. */
 async function loadKey(secretId: string | undefined, io: ToolIo): Promise<string | undefined> {
   if (secretId !== undefined) {
-    try {
-      const secret = await new SecretsManagerClient({}).send(
-        new GetSecretValueCommand({ SecretId: secretId, VersionStage: 'AWSCURRENT' }),
-      );
-      const key = secret.SecretString?.trim();
-      if (key) return key;
-      io.err(
-        `${secretId} has no text value in its AWSCURRENT version: the key must be a SecretString`,
-      );
-    } catch (error) {
-      io.err(`Could not read ${secretId} from Secrets Manager: ${(error as Error).message}`);
-    }
+    const read = await readSecretIdKey(secretId, io);
+    if (read.ok) return read.key.key;
+    io.err(read.message);
     return undefined;
   }
   const found = await findWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE));

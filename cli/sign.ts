@@ -6,10 +6,11 @@
 
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
-import { readSigningKey, refuseKeyArguments } from './lib/signing-key.js';
+import { keyOption, refuseKeyArguments, resolveKeyOption } from './lib/signing-key.js';
 import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './lib/tool-io.js';
 
-const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent sign -- --body-file PATH [--t SECONDS] [--secret-file PATH]
+const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent sign -- --body-file PATH [--t SECONDS]
+         [--secret-file PATH | --secret-id ID]
 
 Prints the Service-Signature header value the service would send with this body,
 t=<t>,signature=<HMAC-SHA-256 hex of "<t>.<body without whitespace between JSON tokens>">,
@@ -18,12 +19,15 @@ and nothing else on stdout.
   --body-file PATH     the JSON body to sign, sent as is
   --t SECONDS          the timestamp to sign at, in Unix seconds (default: now)
   --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
+  --secret-id ID       use the AWSCURRENT key of this Secrets Manager secret, read as the
+                       receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
   --help               show this help
 
-The key comes from WEBHOOK_SECRET or --secret-file, never from an argument; surrounding
-whitespace is trimmed.
+The key comes from WEBHOOK_SECRET, --secret-file or --secret-id, never from an argument;
+surrounding whitespace is trimmed.
 
-Exit status: 0 signed, 1 the body is not a single JSON value, 2 usage error.`;
+Exit status: 0 signed, 1 the body is not a single JSON value or the secret holds no usable key,
+2 usage error.`;
 
 /** `npm run sign -- <args>` against `io`; resolves with the exit status. */
 export function main(args: readonly string[], io: ToolIo): Promise<number> {
@@ -36,18 +40,24 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
         'body-file': { type: 'string' },
         t: { type: 'string' },
         'secret-file': { type: 'string' },
+        'secret-id': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       });
       if (values.help) return 'help';
       return {
         body: await readFileOption('--body-file', values['body-file'], io.cwd),
-        key: (await readSigningKey(values['secret-file'], io)).key,
+        key: await keyOption(values, io),
         t: wholeSecondsOption('--t', values.t, unixSecondsNow()),
       };
     },
     async ({ body, key, t }) => {
+      const read = await resolveKeyOption(key, io);
+      if (!read.ok) {
+        io.err(read.message);
+        return 1;
+      }
       try {
-        io.out(signPayload(body, key, t));
+        io.out(signPayload(body, read.key.key, t));
         return 0;
       } catch (error) {
         if (!(error instanceof BodyNotJsonError)) throw error;

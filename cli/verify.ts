@@ -7,7 +7,13 @@
 import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/index.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
 import { diagnoseSignature } from './lib/diagnose-signature.js';
-import { readSigningKey, refuseKeyArguments, type SigningKey } from './lib/signing-key.js';
+import {
+  type KeyOption,
+  keyOption,
+  refuseKeyArguments,
+  resolveKeyOption,
+  type SigningKey,
+} from './lib/signing-key.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -18,7 +24,7 @@ import {
 } from './lib/tool-io.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent verify -- --header '<value>' --body-file PATH
-         [--now SECONDS] [--tolerance SECONDS] [--secret-file PATH]
+         [--now SECONDS] [--tolerance SECONDS] [--secret-file PATH | --secret-id ID]
 
 Checks a Service-Signature header value against the exact body bytes, as the receiver does.
 
@@ -27,19 +33,22 @@ Checks a Service-Signature header value against the exact body bytes, as the rec
   --now SECONDS        the time to check at, in Unix seconds (default: now)
   --tolerance SECONDS  how far t may be from --now, either way (default ${DEFAULT_TOLERANCE_SECONDS})
   --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
+  --secret-id ID       use the AWSCURRENT key of this Secrets Manager secret, read as the
+                       receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
   --help               show this help
 
-The key comes from WEBHOOK_SECRET or --secret-file, never from an argument; surrounding
-whitespace is trimmed. When the signature does not match, hints say what would have made it
+The key comes from WEBHOOK_SECRET, --secret-file or --secret-id, never from an argument;
+surrounding whitespace is trimmed. Hints describe a key by its length and the first 8 hex
+digits of its SHA-256, never by its value. When the signature does not match, hints say what would have made it
 match (another clock, the body as re-serialized, the key with whitespace); the call stays invalid.
 
 Exit status: 0 valid (prints "valid" and the form that matched), 1 not valid (prints the
-reason and hints), 2 usage error.`;
+reason and hints) or the secret holds no usable key, 2 usage error.`;
 
 interface VerifyOptions {
   readonly header: string;
   readonly body: Buffer;
-  readonly key: SigningKey;
+  readonly key: KeyOption;
   readonly now: number;
   readonly tolerance: number;
 }
@@ -50,11 +59,16 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
     io,
     { name: 'verify', usage: USAGE },
     () => parseOptions(args, io),
-    async (options) => verify(options, io),
+    async (options) => {
+      const read = await resolveKeyOption(options.key, io);
+      if (read.ok) return verify({ ...options, key: read.key }, io);
+      io.err(read.message);
+      return 1;
+    },
   );
 }
 
-function verify(options: VerifyOptions, io: ToolIo): number {
+function verify(options: VerifyOptions & { readonly key: SigningKey }, io: ToolIo): number {
   const { header, body, key, now, tolerance } = options;
   const result = verifySignature({
     header,
@@ -88,6 +102,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<Verify
     now: { type: 'string' },
     tolerance: { type: 'string' },
     'secret-file': { type: 'string' },
+    'secret-id': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
@@ -95,7 +110,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<Verify
   return {
     header: values.header,
     body: await readFileOption('--body-file', values['body-file'], io.cwd),
-    key: await readSigningKey(values['secret-file'], io),
+    key: await keyOption(values, io),
     now: wholeSecondsOption('--now', values.now, unixSecondsNow()),
     tolerance: wholeSecondsOption('--tolerance', values.tolerance, DEFAULT_TOLERANCE_SECONDS),
   };

@@ -1,6 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   parseSignatureHeader,
+  squashJson,
   type VerifyFailureReason,
   verifySignature,
 } from '../../lambda/core/index.js';
@@ -93,10 +94,12 @@ function duration(seconds: number): string {
 }
 
 function mismatchHints(failure: FailedVerification): string[] {
+  // Unsigned text that is not JSON is a mismatch like any other; its likeliest cause is the file.
+  if (!squashJson(Buffer.from(failure.body).toString('utf8')).ok) return [bodyHint(failure.body)];
   const hints = [...reencodingHints(failure), ...keyHints(failure), ...unsquashedHints(failure)];
   if (hints.length > 0) return hints;
   return [
-    "no simple cause found: the key is most likely not this endpoint's (or was rotated), or the body file is not the exact bytes received",
+    `no simple cause found: the key (${describeKey(failure.key.key)}) is most likely not this endpoint's (or was rotated), or the body file is not the exact bytes received`,
   ];
 }
 
@@ -124,8 +127,30 @@ function keyHints(failure: FailedVerification): string[] {
   );
   if (matching === undefined) return [];
   return [
-    `the signature matches the key with surrounding whitespace (${JSON.stringify(matching)}): the sender signs with an untrimmed key while this tool and the receiver trim ${source}; remove the whitespace from the sender's key`,
+    `the signature matches the key with ${surroundingWhitespace(matching, key)} (${describeKey(matching)}; the trimmed key is ${describeKey(key)}): the sender signs with an untrimmed key while this tool and the receiver trim ${source}; remove the whitespace from the sender's key`,
   ];
+}
+
+/**
+ * A key as hints may show it: its length and the first 8 hex digits of its SHA-256, enough to
+ * compare two copies of a key without showing either.
+ *
+ * @param key - the key
+ */
+export function describeKey(key: string): string {
+  const digest = createHash('sha256').update(key, 'utf8').digest('hex');
+  return `${key.length} characters, SHA-256 ${digest.slice(0, 8)}…`;
+}
+
+/** The whitespace around `key` in `padded`, spelled out (whitespace only, never key text). */
+function surroundingWhitespace(padded: string, key: string): string {
+  const start = padded.indexOf(key);
+  const parts: string[] = [];
+  const before = padded.slice(0, start);
+  const after = padded.slice(start + key.length);
+  if (before !== '') parts.push(`leading ${JSON.stringify(before)}`);
+  if (after !== '') parts.push(`trailing ${JSON.stringify(after)}`);
+  return `${parts.join(' and ')} whitespace`;
 }
 
 /** Did the sender sign the body as sent, whitespace between tokens included (spec 5.2 step 2 squashes it)? */

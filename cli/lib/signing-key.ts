@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { describeSecretKeyFailure, keyFromSecretValue } from '../../lambda/core/secret-value.js';
 import { type ToolIo, UsageError } from './tool-io.js';
+
+/** The variable naming the field of a JSON secret that holds the key, as for the receiver. */
+export const SECRET_JSON_FIELD_VARIABLE = 'SECRET_JSON_FIELD';
 
 /** The environment variable a tool reads the signing key from. */
 export const WEBHOOK_SECRET_VARIABLE = 'WEBHOOK_SECRET';
@@ -11,7 +16,7 @@ export interface SigningKey {
   readonly key: string;
   /** The key exactly as read, kept so a tool can tell when whitespace around it matters. */
   readonly raw: string;
-  /** Where it came from, for messages: `--secret-file` or `WEBHOOK_SECRET`. */
+  /** Where it came from, for messages: `--secret-file`, `WEBHOOK_SECRET` or `--secret-id`. */
   readonly source: string;
 }
 
@@ -71,4 +76,92 @@ export function refuseKeyArguments(args: readonly string[]): void {
       `${keyOption.split('=')[0]} is not accepted: a key on the command line leaks into shell history; set ${WEBHOOK_SECRET_VARIABLE} or use --secret-file`,
     );
   }
+}
+
+/** Result of {@link readSecretIdKey}: the key, or a message saying why there is none. */
+export type SecretIdKeyResult =
+  | { readonly ok: true; readonly key: SigningKey }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Reads the key of the `AWSCURRENT` version of a Secrets Manager secret with the receiver's own
+ * rule (`keyFromSecretValue`, honouring `SECRET_JSON_FIELD`), so a tool signs and verifies with
+ * exactly the key the receiver uses. Messages name fields, never a value.
+ *
+ * @param secretId - the `--secret-id` value, name or ARN
+ * @param io - environment (`SECRET_JSON_FIELD`; AWS settings come from the process)
+ * @param client - the Secrets Manager client to use
+ */
+export async function readSecretIdKey(
+  secretId: string,
+  io: Pick<ToolIo, 'env'>,
+  client: SecretsManagerClient = new SecretsManagerClient({}),
+): Promise<SecretIdKeyResult> {
+  let secretString: string | undefined;
+  try {
+    const secret = await client.send(
+      new GetSecretValueCommand({ SecretId: secretId, VersionStage: 'AWSCURRENT' }),
+    );
+    secretString = secret.SecretString;
+  } catch (error) {
+    return {
+      ok: false,
+      message: `Could not read ${secretId} from Secrets Manager: ${(error as Error).message}`,
+    };
+  }
+  if (secretString === undefined) {
+    return {
+      ok: false,
+      message: `${secretId} holds only SecretBinary in its AWSCURRENT version: the key must be a SecretString`,
+    };
+  }
+  const jsonField = io.env[SECRET_JSON_FIELD_VARIABLE]?.trim() || undefined;
+  const read = keyFromSecretValue(secretString, jsonField);
+  if (!read.ok) {
+    return {
+      ok: false,
+      message: `${secretId} (AWSCURRENT): ${describeSecretKeyFailure(read)}`,
+    };
+  }
+  return { ok: true, key: { key: read.key, raw: read.key, source: '--secret-id' } };
+}
+
+/** The key a tool was told to use: read already, or a secret to read when the tool runs. */
+export type KeyOption = SigningKey | { readonly secretId: string };
+
+/**
+ * The key options of `sign` and `verify` at parse time: `--secret-id` (read later, see
+ * {@link resolveKeyOption}), else `--secret-file` or `WEBHOOK_SECRET` (read now).
+ *
+ * @param values - the parsed `--secret-id` and `--secret-file`
+ * @param io - environment and working directory
+ * @throws {UsageError} when both are given, or as {@link readSigningKey}
+ */
+export async function keyOption(
+  values: {
+    readonly 'secret-id'?: string | undefined;
+    readonly 'secret-file'?: string | undefined;
+  },
+  io: Pick<ToolIo, 'env' | 'cwd'>,
+): Promise<KeyOption> {
+  const secretId = values['secret-id'];
+  if (secretId === undefined) return readSigningKey(values['secret-file'], io);
+  if (values['secret-file'] !== undefined) {
+    throw new UsageError('give --secret-id or --secret-file, not both');
+  }
+  return { secretId };
+}
+
+/**
+ * The key of a {@link KeyOption}, reading the secret when it is one.
+ *
+ * @param option - from {@link keyOption}
+ * @param io - environment
+ */
+export function resolveKeyOption(
+  option: KeyOption,
+  io: Pick<ToolIo, 'env'>,
+): Promise<SecretIdKeyResult> {
+  if ('secretId' in option) return readSecretIdKey(option.secretId, io);
+  return Promise.resolve({ ok: true, key: option });
 }

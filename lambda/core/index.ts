@@ -9,6 +9,13 @@ export {
   squashJson,
   unescapeSlashes,
 } from './canonical-json.js';
+export {
+  describeSecretKeyFailure,
+  keyFromSecretValue,
+  replaceKeyInSecretValue,
+  type SecretKeyFailure,
+  type SecretKeyResult,
+} from './secret-value.js';
 export { BodyNotJsonError, signPayload } from './sign.js';
 export {
   MAX_SIGNATURE_HEADER_LENGTH,
@@ -16,6 +23,7 @@ export {
   parseSignatureHeader,
   type SignatureHeader,
   type SignatureHeaderFailureReason,
+  splitSignatureGroups,
 } from './signature-header.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,

@@ -6,6 +6,8 @@
  * without any AWS client.
  */
 
+import { describeSecretKeyFailure, keyFromSecretValue } from './secret-value.js';
+
 /** The Secrets Manager staging labels that carry signing keys. */
 export type KeyStage = 'AWSCURRENT' | 'AWSPENDING' | 'AWSPREVIOUS';
 
@@ -18,8 +20,8 @@ export interface StageVersionIds {
 
 /** One loaded version of the secret. */
 export interface SecretVersion {
-  /** The `SecretString` exactly as stored. */
-  readonly secretString: string;
+  /** The `SecretString` exactly as stored; `undefined` when the version holds only `SecretBinary`. */
+  readonly secretString: string | undefined;
   /** When this version was created; Secrets Manager always returns it, absent only in odd mocks. */
   readonly createdAt: Date | undefined;
 }
@@ -30,10 +32,21 @@ export interface AcceptedKeys {
   readonly labels: readonly string[];
 }
 
+/** A pending or previous version left out of the key set, and why (for a warning). */
+export interface SkippedVersion {
+  readonly stage: KeyStage;
+  /** What is wrong with it, naming fields but never a value. */
+  readonly problem: string;
+}
+
 /** Result of {@link acceptedKeysFrom}: the current version must hold a usable key. */
 export type AcceptedKeysResult =
-  | { readonly ok: true; readonly accepted: AcceptedKeys }
-  | { readonly ok: false; readonly reason: 'current_key_empty' };
+  | {
+      readonly ok: true;
+      readonly accepted: AcceptedKeys;
+      readonly skipped: readonly SkippedVersion[];
+    }
+  | { readonly ok: false; readonly problem: string };
 
 /**
  * Picks the version id of each stage out of DescribeSecret's `VersionIdsToStages`.
@@ -72,31 +85,54 @@ export function isPreviousKeyInGrace(
 
 /**
  * Builds the accepted key list: current first (the key the sender most likely uses), then pending
- * (staged ahead of the sender's switch), then previous (only pass it when in grace). Keys are
- * trimmed because keys pasted from a file often end in a newline; empty pending/previous values
- * and keys equal to one already listed are skipped so no HMAC is computed twice.
+ * (staged ahead of the sender's switch), then previous (only pass it when in grace). Each value is
+ * read with {@link keyFromSecretValue}. A pending or previous version that holds no usable key
+ * (binary only, or a JSON object the rule cannot read) is skipped and reported, so the other
+ * versions keep serving; the current version must hold one. Keys equal to one already listed are
+ * skipped so no HMAC is computed twice.
  *
  * @param versions - the loaded versions; leave out stages that are absent or not accepted
+ * @param jsonField - `SECRET_JSON_FIELD`, when set
  */
-export function acceptedKeysFrom(versions: {
-  readonly current: SecretVersion;
-  readonly pending?: SecretVersion | undefined;
-  readonly previous?: SecretVersion | undefined;
-}): AcceptedKeysResult {
+export function acceptedKeysFrom(
+  versions: {
+    readonly current: SecretVersion;
+    readonly pending?: SecretVersion | undefined;
+    readonly previous?: SecretVersion | undefined;
+  },
+  jsonField?: string | undefined,
+): AcceptedKeysResult {
   const keys: string[] = [];
   const labels: string[] = [];
+  const skipped: SkippedVersion[] = [];
   const candidates: ReadonlyArray<readonly [KeyStage, SecretVersion | undefined]> = [
     ['AWSCURRENT', versions.current],
     ['AWSPENDING', versions.pending],
     ['AWSPREVIOUS', versions.previous],
   ];
   for (const [stage, version] of candidates) {
-    const key = version?.secretString.trim();
-    if (key && !keys.includes(key)) {
-      keys.push(key);
+    if (version === undefined) continue;
+    const read = readVersion(version, jsonField);
+    if (!read.ok) {
+      if (stage === 'AWSCURRENT') return { ok: false, problem: `AWSCURRENT ${read.problem}` };
+      skipped.push({ stage, problem: read.problem });
+    } else if (!keys.includes(read.key)) {
+      keys.push(read.key);
       labels.push(stage);
     }
   }
-  if (labels[0] !== 'AWSCURRENT') return { ok: false, reason: 'current_key_empty' };
-  return { ok: true, accepted: { keys, labels } };
+  return { ok: true, accepted: { keys, labels }, skipped };
+}
+
+function readVersion(
+  version: SecretVersion,
+  jsonField: string | undefined,
+): { readonly ok: true; readonly key: string } | { readonly ok: false; readonly problem: string } {
+  if (version.secretString === undefined) {
+    return { ok: false, problem: 'holds only SecretBinary: store the key as text (SecretString)' };
+  }
+  const read = keyFromSecretValue(version.secretString, jsonField);
+  return read.ok
+    ? read
+    : { ok: false, problem: `holds no usable key: ${describeSecretKeyFailure(read)}` };
 }

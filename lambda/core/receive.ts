@@ -1,73 +1,34 @@
-import { createHash } from 'node:crypto';
+import { KeyLoadError, SinkSendError } from './errors.js';
 import type { AcceptedKeys } from './key-set.js';
+import { type PayloadFailureReason, readPayload } from './read-payload.js';
+import { buildMessage, type ForwardEvents, isForwarded, type SinkMessage } from './sink-message.js';
 import { type SignedForm, type VerifyResult, verifySignature } from './verify-signature.js';
 
 /**
- * The receiver's decision logic: verify a webhook call, decide what to do with it and build the
- * queue message. It does no I/O itself; keys, the queue and the clock come in through
- * {@link ReceivePorts}, so every response of the contract is testable with in-memory fakes.
+ * The receiver's decision: verify a webhook call, then read its payload, then hand it to the
+ * routing (`sink-message.ts`). It does no I/O itself; keys, the sink and the clock come in
+ * through {@link ReceivePorts}, so every response of the contract is testable with in-memory
+ * fakes.
  */
 
-/** Thrown by a {@link KeySource} when no key set can be loaded: an outage, answered with 503. */
-export class KeyLoadError extends Error {
-  /**
-   * @param message - which step failed (never key material)
-   * @param options - the underlying SDK error
-   */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'KeyLoadError';
-  }
-}
-
-/** Thrown by a {@link MessageSink} when the queue did not take the message: answered with 503. */
-export class QueueSendError extends Error {
-  /**
-   * @param message - what failed (never the payload)
-   * @param options - the underlying SDK error
-   */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'QueueSendError';
-  }
-}
-
-/** A webhook call as the receiver sees it, independent of the API Gateway payload version. */
+/** A webhook call as the receiver sees it, independent of the front door. */
 export interface ReceiveRequest {
   /** HTTP method, upper case. */
   readonly method: string;
-  /** Header names in lower case. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The body's exact bytes (base64 already decoded). */
-  readonly body: Uint8Array;
+  /** Header names in lower case; a header sent more than once has one entry per copy. */
+  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * The body's exact bytes (base64 already decoded); `undefined` when the front door marked it
+   * base64 but it is not: such a body can never verify.
+   */
+  readonly body: Uint8Array | undefined;
 }
-
-/** Which verified events are forwarded: `*` for all, or a set of `event` values. */
-export type ForwardEvents = '*' | ReadonlySet<string>;
 
 /** The limits and choices the decision depends on (from configuration). */
 export interface ReceivePolicy {
   readonly maxBodyBytes: number;
   readonly toleranceSeconds: number;
   readonly forwardEvents: ForwardEvents;
-}
-
-/** The message for the queue. */
-export interface QueueMessage {
-  /** The body text exactly as received, so a consumer can verify it again. */
-  readonly body: string;
-  /** String message attributes; only fields present in the payload are set. */
-  readonly attributes: {
-    readonly event: string;
-    readonly event_at?: string;
-    readonly source?: string;
-  };
-  /** The `t` of the signature header, sent as a Number attribute. */
-  readonly signatureTimestamp: number;
-  /** SHA-256 hex of the squashed body: FIFO deduplication id, `dedup_key` on standard queues. */
-  readonly deduplicationId: string;
-  /** FIFO message group: `data.id`, else `event` (whichever SQS accepts as a group id). */
-  readonly groupId: string;
 }
 
 /**
@@ -104,9 +65,9 @@ export interface KeySource {
 export interface MessageSink {
   /**
    * Stores the message durably.
-   * @throws {QueueSendError} when the queue did not take it
+   * @throws {SinkSendError} when the sink did not take it
    */
-  send(message: QueueMessage): Promise<void>;
+  send(message: SinkMessage): Promise<void>;
 }
 
 /** Everything {@link receive} needs from outside. */
@@ -117,15 +78,16 @@ export interface ReceivePorts {
   readonly now: () => number;
 }
 
+export { KeyLoadError, SinkSendError } from './errors.js';
+export type { ForwardEvents, SinkMessage } from './sink-message.js';
+
 /** Why a call was refused with a 4xx status. */
 export type RejectReason =
   | 'method_not_allowed'
   | 'payload_too_large'
-  | 'invalid_base64'
+  | 'unsupported_event'
   | 'body_not_json'
-  | 'body_not_utf8'
-  | 'invalid_payload'
-  | 'unsupported_characters'
+  | PayloadFailureReason
   | 'missing_header'
   | 'malformed_header'
   | 'timestamp_too_old'
@@ -160,7 +122,7 @@ export type ReceiveOutcome =
       readonly kind: 'unavailable';
       readonly status: 503;
       readonly reason: 'keys_unavailable' | 'queue_unavailable';
-      readonly error: KeyLoadError | QueueSendError;
+      readonly error: KeyLoadError | SinkSendError;
       readonly details: ReceiveDetails;
     };
 
@@ -168,7 +130,7 @@ export type ReceiveOutcome =
 const REJECT_STATUS: Readonly<Record<RejectReason, 400 | 401 | 405 | 413>> = {
   method_not_allowed: 405,
   payload_too_large: 413,
-  invalid_base64: 400,
+  unsupported_event: 400,
   body_not_json: 400,
   body_not_utf8: 400,
   invalid_payload: 400,
@@ -183,10 +145,11 @@ const REJECT_STATUS: Readonly<Record<RejectReason, 400 | 401 | 405 | 413>> = {
 /**
  * Decides what to do with one webhook call, in this order (cheapest and least trusting first):
  * method (405), size (413), keys (503 when none can be loaded), signature via `verifySignature`
- * (401 for header, timestamp and mismatch; 400 when the body is not JSON; 503 for a mismatch
- * while the keys are stale), then, on a verified call only, payload shape (400),
- * `FORWARD_EVENTS` (200 ignored) and the queue (200 queued, or 503 so the sender retries and
- * nothing unstored is acknowledged).
+ * (401 for header, timestamp and mismatch, whatever the body is; 503 for a mismatch while the
+ * keys are stale), then, on a verified call only, the payload (400: not JSON, not UTF-8,
+ * characters a store refuses, not an object with `event`), `FORWARD_EVENTS` (200 ignored) and
+ * the sink (200 queued, or 503 so the sender retries and nothing unstored is acknowledged).
+ * Nothing in an unverified body can choose the answer: every call that does not verify is 401.
  *
  * On a signature mismatch the key source may reload keys once, so a call signed with a freshly
  * rotated key is accepted without waiting for the cache to expire. When the key source cannot
@@ -196,7 +159,7 @@ const REJECT_STATUS: Readonly<Record<RejectReason, 400 | 401 | 405 | 413>> = {
  *
  * @param request - the call
  * @param policy - limits from configuration
- * @param ports - key source, queue and clock
+ * @param ports - key source, sink and clock
  * @throws only on bugs: expected failures and outages are outcomes
  */
 export async function receive(
@@ -205,7 +168,10 @@ export async function receive(
   ports: ReceivePorts,
 ): Promise<ReceiveOutcome> {
   if (request.method !== 'POST') return rejected('method_not_allowed', {});
-  if (request.body.byteLength > policy.maxBodyBytes) return rejected('payload_too_large', {});
+  const { body } = request;
+  if (body !== undefined && body.byteLength > policy.maxBodyBytes) {
+    return rejected('payload_too_large', {});
+  }
 
   let keys: AcceptedKeys;
   try {
@@ -219,14 +185,14 @@ export async function receive(
   const verifyWith = (candidates: AcceptedKeys): VerifyResult =>
     verifySignature({
       header: request.headers['service-signature'],
-      body: request.body,
+      body,
       keys: candidates.keys,
       now,
       toleranceSeconds: policy.toleranceSeconds,
     });
   let result = verifyWith(keys);
   let keysRefreshed = false;
-  if (!result.ok && result.reason === 'signature_mismatch') {
+  if (!result.ok && result.reason === 'signature_mismatch' && body !== undefined) {
     const refresh = await ports.keys.refreshAfterMismatch();
     if (refresh.kind === 'unavailable') {
       // The call may be signed with a key rotated in since the last good load: a 401 would tell
@@ -244,32 +210,36 @@ export async function receive(
     ...timestampDetails(result, now),
     ...(keysRefreshed ? { keysRefreshed } : {}),
   };
-  if (!result.ok) return rejected(result.reason, base);
+  // body_not_json is reported only for a body whose signature verified: a 400, not a 401. An
+  // unreadable body never verifies; the second test only tells the compiler so, failing closed.
+  if (!result.ok || body === undefined) {
+    return rejected(result.ok ? 'signature_mismatch' : result.reason, base);
+  }
 
   const details: ReceiveDetails = {
     ...base,
     keyStage: keys.labels[result.keyIndex] ?? `key_${result.keyIndex}`,
     signedForm: result.form,
   };
-  const payload = readPayload(request.body, result.canonicalBody);
+  const payload = readPayload(body, result.canonicalBody);
   if (!payload.ok) return rejected(payload.reason, details);
   const verified: ReceiveDetails = { ...details, eventType: payload.event };
 
-  if (policy.forwardEvents !== '*' && !policy.forwardEvents.has(payload.event)) {
+  if (!isForwarded(policy.forwardEvents, payload.event)) {
     return { kind: 'ignored', status: 200, details: verified };
   }
   try {
     await ports.sink.send(buildMessage(payload, result.timestamp, result.canonicalBody));
   } catch (error) {
-    if (error instanceof QueueSendError) return unavailable('queue_unavailable', error, verified);
+    if (error instanceof SinkSendError) return unavailable('queue_unavailable', error, verified);
     throw error;
   }
   return { kind: 'queued', status: 200, details: verified };
 }
 
 /**
- * A 4xx outcome with the status the contract gives `reason`. Exported for the API Gateway
- * adapter, which refuses bodies it cannot decode before {@link receive} runs.
+ * A 4xx outcome with the status the contract gives `reason`. Exported for the handler, which
+ * refuses events that are not proxy events before {@link receive} runs.
  *
  * @param reason - why the call is refused
  * @param details - what was learned so far, for logs
@@ -284,84 +254,8 @@ function timestampDetails(result: VerifyResult, now: number): ReceiveDetails {
 
 function unavailable(
   reason: 'keys_unavailable' | 'queue_unavailable',
-  error: KeyLoadError | QueueSendError,
+  error: KeyLoadError | SinkSendError,
   details: ReceiveDetails,
 ): ReceiveOutcome {
   return { kind: 'unavailable', status: 503, reason, error, details };
-}
-
-/** The fields of a verified payload that the message is built from. */
-interface Payload {
-  readonly text: string;
-  readonly event: string;
-  readonly eventAt: string | undefined;
-  readonly source: string | undefined;
-  readonly dataId: string | undefined;
-}
-
-type PayloadResult =
-  | ({ readonly ok: true } & Payload)
-  | { readonly ok: false; readonly reason: RejectReason };
-
-// Fatal: a body that is not valid UTF-8 cannot be put on the queue byte for byte.
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-// Characters SQS accepts in message bodies and attribute values; anything else would make
-// SendMessage fail on every retry, so such a call is refused up front.
-const SQS_UNSAFE_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-
-function readPayload(body: Uint8Array, canonicalBody: string): PayloadResult {
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    return { ok: false, reason: 'body_not_utf8' };
-  }
-  if (SQS_UNSAFE_CHARACTER.test(text)) return { ok: false, reason: 'unsupported_characters' };
-  // The verifier already proved canonicalBody is a single JSON value.
-  const value: unknown = JSON.parse(canonicalBody);
-  if (!isRecord(value) || !isSqsSafeString(value.event)) {
-    return { ok: false, reason: 'invalid_payload' };
-  }
-  return {
-    ok: true,
-    text,
-    event: value.event,
-    eventAt: optionalString(value.event_at),
-    source: optionalString(value.source),
-    dataId: isRecord(value.data) ? optionalString(value.data.id) : undefined,
-  };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** SQS rejects empty attribute values and characters outside its allowed set. */
-function isSqsSafeString(value: unknown): value is string {
-  return typeof value === 'string' && value !== '' && !SQS_UNSAFE_CHARACTER.test(value);
-}
-
-function optionalString(value: unknown): string | undefined {
-  return isSqsSafeString(value) ? value : undefined;
-}
-
-// SQS MessageGroupId: 1 to 128 printable ASCII characters without space.
-const GROUP_ID = /^[\x21-\x7E]{1,128}$/;
-const FALLBACK_GROUP_ID = 'webhook';
-
-function buildMessage(payload: Payload, timestamp: number, canonicalBody: string): QueueMessage {
-  return {
-    body: payload.text,
-    attributes: {
-      event: payload.event,
-      ...(payload.eventAt === undefined ? {} : { event_at: payload.eventAt }),
-      ...(payload.source === undefined ? {} : { source: payload.source }),
-    },
-    signatureTimestamp: timestamp,
-    deduplicationId: createHash('sha256').update(canonicalBody).digest('hex'),
-    groupId:
-      [payload.dataId, payload.event].find((id) => id !== undefined && GROUP_ID.test(id)) ??
-      FALLBACK_GROUP_ID,
-  };
 }

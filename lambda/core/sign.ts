@@ -1,13 +1,9 @@
 import { squashJson } from './canonical-json.js';
+import { WebhookReceiverError } from './errors.js';
 import { assertUsableKey, decodeBody, signedTextDigest } from './signed-text.js';
 
 /** Thrown by {@link signPayload} when asked to sign a body that is not a single JSON value. */
-export class BodyNotJsonError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'BodyNotJsonError';
-  }
-}
+export class BodyNotJsonError extends WebhookReceiverError {}
 
 /**
  * Produces the `Service-Signature` header value the service would send with `body`:

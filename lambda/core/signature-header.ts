@@ -81,3 +81,33 @@ function parseComponents(value: string): ParseSignatureHeaderResult {
 function parsed(timestampText: string, signatures: Buffer[]): ParseSignatureHeaderResult {
   return { ok: true, header: { timestamp: Number(timestampText), timestampText, signatures } };
 }
+
+const TIMESTAMP_COMPONENT = /^\s*t\s*=/;
+
+/**
+ * Splits a header value that joins several copies of the header (HTTP API and function URLs join
+ * a repeated header with commas) into one group per `t` component, each to be parsed and
+ * checked on its own. Components before the first `t` belong to the first group, so a single
+ * header with its components in any order stays one group. A value with at most one `t`, or one
+ * too long to read, is returned whole.
+ *
+ * @param value - a header value, possibly joined from several copies
+ */
+export function splitSignatureGroups(value: string): string[] {
+  if (value.length > MAX_SIGNATURE_HEADER_LENGTH) return [value];
+  const components = value.split(',');
+  const groups: string[][] = [];
+  for (const component of components) {
+    const last = groups.at(-1);
+    if (last === undefined || (TIMESTAMP_COMPONENT.test(component) && last.some(isTimestamp))) {
+      groups.push([component]);
+    } else {
+      last.push(component);
+    }
+  }
+  return groups.length <= 1 ? [value] : groups.map((group) => group.join(','));
+}
+
+function isTimestamp(component: string): boolean {
+  return TIMESTAMP_COMPONENT.test(component);
+}

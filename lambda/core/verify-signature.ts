@@ -1,29 +1,45 @@
 import { timingSafeEqual } from 'node:crypto';
 import { escapeSlashes, squashJson, unescapeSlashes } from './canonical-json.js';
-import { parseSignatureHeader } from './signature-header.js';
+import {
+  parseSignatureHeader,
+  type SignatureHeader,
+  splitSignatureGroups,
+} from './signature-header.js';
 import { assertUsableKey, readBody, signedTextDigest } from './signed-text.js';
 
 /** How far `t` may be from the clock, either way, unless the caller says otherwise. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** Why a call is not accepted, in the order the checks run. */
+/**
+ * Why a call is not accepted. `body_not_json` is the only one about the body, and is reported
+ * only when the signature verified over the body's bytes as sent: an unsigned body never decides
+ * the reason.
+ */
 export type VerifyFailureReason =
   | 'missing_header'
   | 'malformed_header'
   | 'timestamp_too_old'
   | 'timestamp_in_future'
-  | 'body_not_json'
-  | 'signature_mismatch';
+  | 'signature_mismatch'
+  | 'body_not_json';
 
 /** Which spelling of the body matched: as sent, with string '/' written '\/', or with '\/' written '/'. */
 export type SignedForm = 'as_sent' | 'slashes_escaped' | 'slashes_unescaped';
 
 /** What {@link verifySignature} checks. */
 export interface VerifySignatureInput {
-  /** The raw `Service-Signature` header value; `undefined` when the request had none. */
-  header: string | undefined;
-  /** The exact bytes as received; a `Uint8Array` is decoded as UTF-8. */
-  body: string | Uint8Array;
+  /**
+   * The raw `Service-Signature` header value, or one value per copy when the header came more
+   * than once; `undefined` (or none) when the request had none. A value joined from several
+   * copies (`t=…,signature=…,t=…,signature=…`) is split into groups, one per `t`.
+   */
+  header: string | readonly string[] | undefined;
+  /**
+   * The exact bytes as received; a `Uint8Array` is decoded as UTF-8. `undefined` when the bytes
+   * could not be recovered (bad base64 from the front door): the header is judged, and the
+   * signature cannot match.
+   */
+  body: string | Uint8Array | undefined;
   /** Candidate keys in priority order (for example current, pending, previous). */
   keys: readonly string[];
   /** The clock, in Unix seconds; injected so tests and tools can pick it. */
@@ -45,6 +61,18 @@ export type VerifyResult =
   | { ok: true; timestamp: number; keyIndex: number; form: SignedForm; canonicalBody: string }
   | { ok: false; reason: VerifyFailureReason; timestamp?: number };
 
+type VerifyFailure = Extract<VerifyResult, { ok: false }>;
+
+// Which failure to report when several header copies fail: the one that got furthest.
+const FAILURE_RANK: Readonly<Record<VerifyFailureReason, number>> = {
+  missing_header: 0,
+  malformed_header: 1,
+  timestamp_too_old: 2,
+  timestamp_in_future: 2,
+  signature_mismatch: 3,
+  body_not_json: 4,
+};
+
 // The spec leaves open whether string slashes are escaped in the signed text (section 5.2), so
 // these two spellings are tried, in this order, only after the body as sent failed.
 const SLASH_VARIANTS = [
@@ -55,10 +83,14 @@ const SLASH_VARIANTS = [
 /**
  * Checks a `Service-Signature` header against the body it came with (spec section 5.2).
  *
- * Checks run in this order: header (missing or malformed), timestamp window, body squashing
- * (not a single JSON value), then HMAC-SHA-256 of `<t>.<squashed body>` for each key against
- * every signature in the header, compared in constant time. When no key matches the body as
- * sent, the body with string slashes escaped and then unescaped is tried.
+ * For each copy of the header (and each `t` group of a joined copy), in this order: header
+ * (missing or malformed), timestamp window (per group), then HMAC-SHA-256 of
+ * `<t>.<squashed body>` for each key against every signature of the group, compared in constant
+ * time. When no key matches the body as sent, the body with string slashes escaped and then
+ * unescaped is tried. A body that is not a single JSON value is hashed as it is: if that
+ * matches, the failure is `body_not_json` (signed, but not a JSON value); otherwise it is
+ * `signature_mismatch` like any other unverified body. The call verifies when any group does;
+ * otherwise the failure of the group that got furthest is reported.
  *
  * Expected failures are returned, never thrown.
  *
@@ -70,17 +102,61 @@ export function verifySignature(input: VerifySignatureInput): VerifyResult {
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   assertUsableInput(keys, now, tolerance);
 
-  const parsed = parseSignatureHeader(input.header);
-  if (!parsed.ok) return parsed;
-  const { timestamp, timestampText, signatures } = parsed.header;
-  if (now - timestamp > tolerance) return { ok: false, reason: 'timestamp_too_old', timestamp };
-  if (timestamp - now > tolerance) return { ok: false, reason: 'timestamp_in_future', timestamp };
+  const copies = typeof input.header === 'string' ? [input.header] : (input.header ?? []);
+  let body: PreparedBody | undefined;
+  let worst: VerifyFailure = { ok: false, reason: 'missing_header' };
+  for (const group of copies.flatMap(splitSignatureGroups)) {
+    const parsed = parseSignatureHeader(group);
+    let result: VerifyResult;
+    if (!parsed.ok) {
+      result = parsed;
+    } else {
+      const { timestamp } = parsed.header;
+      if (now - timestamp > tolerance)
+        result = { ok: false, reason: 'timestamp_too_old', timestamp };
+      else if (timestamp - now > tolerance) {
+        result = { ok: false, reason: 'timestamp_in_future', timestamp };
+      } else if (input.body === undefined) {
+        result = { ok: false, reason: 'signature_mismatch', timestamp };
+      } else {
+        body ??= prepareBody(input.body);
+        result = verifyGroup(body, keys, parsed.header);
+      }
+    }
+    if (result.ok) return result;
+    if (FAILURE_RANK[result.reason] >= FAILURE_RANK[worst.reason]) worst = result;
+  }
+  return worst;
+}
 
-  const received = readBody(input.body);
+/** The body decoded and squashed once, however many header groups are checked against it. */
+interface PreparedBody {
+  /** The body exactly as given, hashed as it is when it is not JSON. */
+  readonly raw: string | Uint8Array;
+  readonly received: ReturnType<typeof readBody>;
+  /** The squashed body; `undefined` when the body is not a single JSON value. */
+  readonly canonicalBody: string | undefined;
+}
+
+function prepareBody(body: string | Uint8Array): PreparedBody {
+  const received = readBody(body);
   const squashed = squashJson(received.text);
-  if (!squashed.ok) return { ok: false, reason: 'body_not_json', timestamp };
-  const canonicalBody = squashed.text;
+  return { raw: body, received, canonicalBody: squashed.ok ? squashed.text : undefined };
+}
+
+function verifyGroup(
+  body: PreparedBody,
+  keys: readonly string[],
+  header: SignatureHeader,
+): VerifyResult {
+  const { timestamp, timestampText, signatures } = header;
+  const { raw, received, canonicalBody } = body;
   const { bytes, encoding } = received;
+  if (canonicalBody === undefined) {
+    // Not JSON: only a signature over the exact bytes makes this a signed (if unusable) body.
+    const signed = findMatchingKey(keys, timestampText, raw, 'utf8', signatures);
+    return { ok: false, reason: signed === -1 ? 'signature_mismatch' : 'body_not_json', timestamp };
+  }
   // When squashing removed nothing, the bytes as received are the signed body: hashed as they
   // are, without encoding the text back to UTF-8.
   const asSent = canonicalBody === received.text && bytes !== undefined ? bytes : canonicalBody;

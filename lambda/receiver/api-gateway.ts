@@ -1,37 +1,84 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { ReceiveOutcome, ReceiveRequest } from '../core/receive.js';
 
-/** A proxy event from API Gateway: REST API (payload v1) or HTTP API (payload v2). */
+/**
+ * A proxy event the receiver serves: API Gateway REST API (payload v1), HTTP API (payload v2)
+ * or a Lambda function URL (same shape as payload v2).
+ */
 export type ApiGatewayEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
 
-/** The proxy response; the same shape works for both payload versions. */
+/** The proxy response; the same shape works for every front door. */
 export interface ApiGatewayResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
 }
 
-/** Result of {@link requestFromEvent}: the only way an event cannot become a request is bad base64. */
+/** Result of {@link requestFromEvent}: anything but a proxy event is refused. */
 export type RequestFromEventResult =
   | { readonly ok: true; readonly request: ReceiveRequest }
-  | { readonly ok: false; readonly reason: 'invalid_base64' };
+  | {
+      readonly ok: false;
+      readonly reason: 'unsupported_event';
+      /** The event's top-level keys, for the log line (never values). */
+      readonly eventKeys: readonly string[];
+    };
+
+// Top-level keys logged for an unsupported event: enough to recognise it, bounded in size.
+const MAX_LOGGED_KEYS = 20;
 
 /**
- * Turns an API Gateway event (v1 or v2) into a {@link ReceiveRequest}: upper-case method,
- * lower-case header names (HTTP header names are case-insensitive and v1 keeps the sender's
- * spelling), and the body's exact bytes, base64-decoded when API Gateway encoded it.
+ * Turns a proxy event into a {@link ReceiveRequest}: upper-case method, lower-case header names
+ * (HTTP header names are case-insensitive and v1 keeps the sender's spelling), every copy of a
+ * repeated header (v1 `multiValueHeaders`; v2 and function URLs join copies with commas, which
+ * the verifier splits), and the body's exact bytes, base64-decoded when the front door encoded
+ * it (`undefined` when that base64 is invalid). An event of any other kind (`{}`, the console's
+ * test event, S3 or SQS records) is refused, never thrown on.
  *
- * @param event - the proxy event
+ * @param event - whatever Lambda was invoked with
  */
-export function requestFromEvent(event: ApiGatewayEvent): RequestFromEventResult {
-  const body = bodyBytes(event.body ?? '', event.isBase64Encoded);
-  if (body === undefined) return { ok: false, reason: 'invalid_base64' };
-  const method = 'httpMethod' in event ? event.httpMethod : event.requestContext.http.method;
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(event.headers ?? {})) {
-    if (value !== undefined) headers[name.toLowerCase()] = value;
+export function requestFromEvent(event: unknown): RequestFromEventResult {
+  const method = proxyMethod(event);
+  if (method === undefined) {
+    const eventKeys =
+      typeof event === 'object' && event !== null
+        ? Object.keys(event).slice(0, MAX_LOGGED_KEYS)
+        : [];
+    return { ok: false, reason: 'unsupported_event', eventKeys };
   }
+  const proxy = event as ApiGatewayEvent;
+  const headers: Record<string, string | string[]> = {};
+  const addCopy = (name: string, value: string | undefined): void => {
+    if (value === undefined) return;
+    const lower = name.toLowerCase();
+    const before = headers[lower];
+    headers[lower] = before === undefined ? value : [...[before].flat(), value];
+  };
+  const multiValueHeaders = 'multiValueHeaders' in proxy ? proxy.multiValueHeaders : undefined;
+  if (multiValueHeaders) {
+    for (const [name, values] of Object.entries(multiValueHeaders)) {
+      for (const value of values ?? []) addCopy(name, value);
+    }
+  } else {
+    for (const [name, value] of Object.entries(proxy.headers ?? {})) addCopy(name, value);
+  }
+  const body = bodyBytes(proxy.body ?? '', proxy.isBase64Encoded === true);
   return { ok: true, request: { method: method.toUpperCase(), headers, body } };
+}
+
+/** The HTTP method of a v1 or v2 proxy event, or `undefined` for any other event. */
+function proxyMethod(event: unknown): string | undefined {
+  if (!isObject(event) || !isObject(event.requestContext)) return undefined;
+  if (typeof event.httpMethod === 'string') return event.httpMethod;
+  const http = event.requestContext.http;
+  if (event.version === '2.0' && isObject(http) && typeof http.method === 'string') {
+    return http.method;
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,16 +1,8 @@
-import type { ForwardEvents } from '../core/receive.js';
+import { WebhookReceiverError } from '../core/errors.js';
+import type { ForwardEvents } from '../core/sink-message.js';
 
 /** Thrown at cold start when an environment variable is missing or invalid; names the variable. */
-export class ConfigError extends Error {
-  /**
-   * @param message - what is wrong, naming the variable and the expected form
-   * @param options - the underlying error, if any
-   */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ConfigError';
-  }
-}
+export class ConfigError extends WebhookReceiverError {}
 
 /** Where the signing keys come from. */
 export type KeySourceConfig =
@@ -21,6 +13,8 @@ export type KeySourceConfig =
 /** The receiver's validated configuration (see the README's configuration table). */
 export interface ReceiverConfig {
   readonly keySource: KeySourceConfig;
+  /** `SECRET_JSON_FIELD`: the field of a JSON secret that holds the key; unset reads the only text field. */
+  readonly secretJsonField: string | undefined;
   readonly queueUrl: string;
   readonly toleranceSeconds: number;
   readonly previousKeyGraceSeconds: number;
@@ -56,6 +50,7 @@ export const CONFIG_DEFAULTS = {
 export function loadConfig(env: Environment = process.env): ReceiverConfig {
   return {
     keySource: keySourceFrom(env),
+    secretJsonField: readVariable(env, 'SECRET_JSON_FIELD'),
     queueUrl: queueUrlFrom(env),
     toleranceSeconds: integerFrom(env, 'SIGNATURE_TOLERANCE_SECONDS', 1),
     previousKeyGraceSeconds: integerFrom(env, 'PREVIOUS_KEY_GRACE_SECONDS', 0),

@@ -4,7 +4,8 @@ import {
   type SendMessageCommandInput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type MessageSink, type QueueMessage, QueueSendError } from '../core/receive.js';
+import { SinkSendError } from '../core/errors.js';
+import type { SinkMessage } from '../core/sink-message.js';
 
 /** Options of {@link queueSink}. */
 export interface QueueSinkOptions {
@@ -14,10 +15,24 @@ export interface QueueSinkOptions {
    * @default 5000
    */
   readonly deadlineMs?: number;
+  /**
+   * Clock in milliseconds, for per-call deadlines.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+}
+
+/** A sink whose sends can be given a deadline (epoch milliseconds) per call. */
+export interface QueueSink {
+  /**
+   * Sends the message, giving up at `deadlineAt` or after `deadlineMs`, whichever is sooner.
+   * @throws {SinkSendError} when the queue did not take it
+   */
+  send(message: SinkMessage, deadlineAt?: number): Promise<void>;
 }
 
 /**
- * A {@link MessageSink} that sends to SQS. A queue URL ending in `.fifo` gets `MessageGroupId`
+ * A message sink that sends to SQS. A queue URL ending in `.fifo` gets `MessageGroupId`
  * and `MessageDeduplicationId` (a sender's retry within SQS's 5-minute window is stored once);
  * a standard queue gets the same hash as a `dedup_key` attribute for consumer-side idempotency.
  *
@@ -29,17 +44,22 @@ export function queueSink(
   client: SQSClient,
   queueUrl: string,
   options: QueueSinkOptions = {},
-): MessageSink {
+): QueueSink {
   const fifo = queueUrl.endsWith('.fifo');
   const deadlineMs = options.deadlineMs ?? 5000;
+  const now = options.now ?? Date.now;
   return {
-    async send(message: QueueMessage): Promise<void> {
+    async send(message: SinkMessage, deadlineAt?: number): Promise<void> {
+      const timeLeft = Math.max(
+        1,
+        Math.min(deadlineMs, deadlineAt === undefined ? deadlineMs : deadlineAt - now()),
+      );
       try {
         await client.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
-          abortSignal: AbortSignal.timeout(deadlineMs),
+          abortSignal: AbortSignal.timeout(timeLeft),
         });
       } catch (error) {
-        throw new QueueSendError(`SendMessage to ${queueUrl} failed`, { cause: error });
+        throw new SinkSendError(`SendMessage to ${queueUrl} failed`, { cause: error });
       }
     },
   };
@@ -48,7 +68,7 @@ export function queueSink(
 function sendMessageInput(
   queueUrl: string,
   fifo: boolean,
-  message: QueueMessage,
+  message: SinkMessage,
 ): SendMessageCommandInput {
   const attributes: Record<string, MessageAttributeValue> = {
     signature_timestamp: { DataType: 'Number', StringValue: String(message.signatureTimestamp) },

@@ -1,7 +1,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
-import { type KeySource, receive, rejected } from '../core/receive.js';
+import { type ReceivePorts, receive, rejected } from '../core/receive.js';
 import {
   type ApiGatewayEvent,
   type ApiGatewayResponse,
@@ -11,17 +11,25 @@ import {
 } from './api-gateway.js';
 import type { ReceiverConfig } from './config.js';
 import { queueSink } from './forward-to-queue.js';
-import { CachedKeyRing, secretsManagerKeyLoader, staticKeySource } from './key-ring.js';
+import {
+  CachedKeyRing,
+  type DeadlineKeySource,
+  secretsManagerKeyLoader,
+  staticKeySource,
+} from './key-ring.js';
 import {
   createObservability,
   type Observability,
   recordKeyLoadFailure,
   recordOutcome,
+  recordSkippedKeyVersion,
+  recordUnsupportedEvent,
 } from './observability.js';
 
 /** The receiver's Lambda handler type. */
 export type ReceiverHandler = (
-  event: ApiGatewayEvent,
+  /** A proxy event; anything else Lambda may be invoked with is answered 400. */
+  event: ApiGatewayEvent | Readonly<Record<string, unknown>>,
   context: Context,
 ) => Promise<ApiGatewayResponse>;
 
@@ -37,10 +45,13 @@ export interface HandlerDependencies {
   readonly now?: () => number;
 }
 
-// Per attempt: 1 s to connect, 2 s for the answer; at most 3 attempts (SDK standard retry with
-// backoff). With the 5 s deadline per operation in the sink and key loader, a call that needs a
-// key load and a send ends within about 10 s, well inside API Gateway's 29 s limit.
-const CLIENT_SETTINGS = {
+/**
+ * SDK settings of the receiver's SQS and Secrets Manager clients (exported so tests build clients
+ * that behave like the deployed ones). Per attempt: 1 s to connect, 2 s for the answer (SQS;
+ * Secrets Manager calls get the time left in the invocation instead, see
+ * `secretsManagerKeyLoader`); at most 3 attempts (SDK standard retry with backoff).
+ */
+export const CLIENT_SETTINGS = {
   maxAttempts: 3,
   requestHandler: { connectionTimeout: 1000, requestTimeout: 2000, throwOnRequestTimeout: true },
 } as const;
@@ -59,20 +70,30 @@ export function createHandler(
   const now = dependencies.now ?? Date.now;
   const observability = dependencies.observability ?? createObservability(config);
   const sqsClient = dependencies.sqsClient ?? new SQSClient(CLIENT_SETTINGS);
-  const ports = {
-    keys: keySourceFor(config, dependencies, observability, now),
-    sink: queueSink(sqsClient, config.queueUrl),
-    now: () => Math.floor(now() / 1000),
-  };
+  const keys = keySourceFor(config, dependencies, observability, now);
+  const sink = queueSink(sqsClient, config.queueUrl, { now });
 
   return async (event, context) => {
     observability.logger.addContext(context);
     try {
       const parsed = requestFromEvent(event);
-      const outcome = parsed.ok
-        ? await receive(parsed.request, config, ports)
-        : rejected(parsed.reason);
-      recordOutcome(observability, outcome, apiRequestId(event));
+      if (!parsed.ok) {
+        recordUnsupportedEvent(observability, parsed.eventKeys);
+        return responseFromOutcome(rejected(parsed.reason));
+      }
+      // Every dependency call of this invocation gives up in time to answer 503 before the
+      // function times out.
+      const deadlineAt = now() + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
+      const ports: ReceivePorts = {
+        keys: {
+          current: () => keys.current(deadlineAt),
+          refreshAfterMismatch: () => keys.refreshAfterMismatch(deadlineAt),
+        },
+        sink: { send: (message) => sink.send(message, deadlineAt) },
+        now: () => Math.floor(now() / 1000),
+      };
+      const outcome = await receive(parsed.request, config, ports);
+      recordOutcome(observability, outcome, apiRequestId(event as ApiGatewayEvent));
       return responseFromOutcome(outcome);
     } finally {
       observability.metrics.publishStoredMetrics();
@@ -80,17 +101,25 @@ export function createHandler(
   };
 }
 
+/**
+ * Time kept back from the invocation's remaining time: the dependencies' deadlines end this much
+ * before the function would time out, leaving room to log, publish metrics and answer 503.
+ */
+export const RESPONSE_MARGIN_MS = 1000;
+
 function keySourceFor(
   config: ReceiverConfig,
   dependencies: HandlerDependencies,
   observability: Observability,
   now: () => number,
-): KeySource {
+): DeadlineKeySource {
   if (config.keySource.kind === 'static') return staticKeySource(config.keySource.key);
   const client = dependencies.secretsManagerClient ?? new SecretsManagerClient(CLIENT_SETTINGS);
   const load = secretsManagerKeyLoader(client, config.keySource.secretId, {
     previousKeyGraceSeconds: config.previousKeyGraceSeconds,
+    jsonField: config.secretJsonField,
     now,
+    onSkippedVersion: (skipped) => recordSkippedKeyVersion(observability, skipped),
   });
   return new CachedKeyRing(load, {
     cacheSeconds: config.secretCacheSeconds,

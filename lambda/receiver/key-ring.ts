@@ -4,17 +4,23 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { KeyLoadError } from '../core/errors.js';
 import {
   type AcceptedKeys,
   acceptedKeysFrom,
   isPreviousKeyInGrace,
   type SecretVersion,
+  type SkippedVersion,
   stageVersionIds,
 } from '../core/key-set.js';
-import { KeyLoadError, type KeyRefresh, type KeySource } from '../core/receive.js';
+import type { KeyRefresh } from '../core/receive.js';
 
-/** Loads the accepted key set once; {@link CachedKeyRing} decides when to call it. */
-export type KeyLoader = () => Promise<AcceptedKeys>;
+/**
+ * Loads the accepted key set once; {@link CachedKeyRing} decides when to call it.
+ * `deadlineAt` (epoch milliseconds) is when the load must have given up, so the invocation can
+ * still answer 503 before the function times out.
+ */
+export type KeyLoader = (deadlineAt?: number) => Promise<AcceptedKeys>;
 
 /** Options of {@link CachedKeyRing}. */
 export interface CachedKeyRingOptions {
@@ -35,6 +41,12 @@ export interface CachedKeyRingOptions {
   readonly onLoadFailure?: (error: KeyLoadError, usingStaleKeys: boolean) => void;
 }
 
+/** A {@link KeySource} whose loads can be given a deadline (epoch milliseconds) per call. */
+export interface DeadlineKeySource {
+  current(deadlineAt?: number): Promise<AcceptedKeys>;
+  refreshAfterMismatch(deadlineAt?: number): Promise<KeyRefresh>;
+}
+
 /**
  * Caches the accepted keys for `cacheSeconds` and reloads them early after a signature
  * mismatch, at most once per `minReloadIntervalSeconds` per container.
@@ -47,7 +59,7 @@ export interface CachedKeyRingOptions {
  * failure is thrown as {@link KeyLoadError} (503), and the next attempt waits
  * `minReloadIntervalSeconds`.
  */
-export class CachedKeyRing implements KeySource {
+export class CachedKeyRing implements DeadlineKeySource {
   readonly #load: KeyLoader;
   readonly #cacheMs: number;
   readonly #minReloadMs: number;
@@ -70,23 +82,29 @@ export class CachedKeyRing implements KeySource {
     this.#onLoadFailure = options.onLoadFailure;
   }
 
-  /** @inheritDoc */
-  async current(): Promise<AcceptedKeys> {
+  /**
+   * @inheritDoc
+   * @param deadlineAt - when a load started by this call must give up, epoch milliseconds
+   */
+  async current(deadlineAt?: number): Promise<AcceptedKeys> {
     const cached = this.#cached;
     if (cached !== undefined && this.#now() - cached.loadedAt < this.#cacheMs) return cached.keys;
     const keys =
       this.#lastFailure !== undefined && this.#recentlyAttempted()
         ? this.#cached?.keys
-        : await this.#reload();
+        : await this.#reload(deadlineAt);
     if (keys !== undefined) return keys;
     throw this.#lastFailure ?? new KeyLoadError('No key set loaded');
   }
 
-  /** @inheritDoc */
-  async refreshAfterMismatch(): Promise<KeyRefresh> {
+  /**
+   * @inheritDoc
+   * @param deadlineAt - when a load started by this call must give up, epoch milliseconds
+   */
+  async refreshAfterMismatch(deadlineAt?: number): Promise<KeyRefresh> {
     const before = this.#cached?.keys;
     // Within the rate limit, wait for a load still in flight rather than judge by the one before.
-    await (this.#recentlyAttempted() ? this.#inFlight : this.#reload());
+    await (this.#recentlyAttempted() ? this.#inFlight : this.#reload(deadlineAt));
     // Set until a load succeeds, whether this call's load failed or the latest one before it.
     if (this.#lastFailure !== undefined) return { kind: 'unavailable', error: this.#lastFailure };
     const after = this.#cached?.keys;
@@ -102,18 +120,18 @@ export class CachedKeyRing implements KeySource {
   }
 
   /** One load at a time; concurrent callers (local server, tests) share it. */
-  #reload(): Promise<AcceptedKeys | undefined> {
-    this.#inFlight ??= this.#attemptLoad().finally(() => {
+  #reload(deadlineAt: number | undefined): Promise<AcceptedKeys | undefined> {
+    this.#inFlight ??= this.#attemptLoad(deadlineAt).finally(() => {
       this.#inFlight = undefined;
     });
     return this.#inFlight;
   }
 
   /** Resolves to the fresh keys, the stale keys after a failure, or undefined if there are none. */
-  async #attemptLoad(): Promise<AcceptedKeys | undefined> {
+  async #attemptLoad(deadlineAt: number | undefined): Promise<AcceptedKeys | undefined> {
     this.#lastAttemptAt = this.#now();
     try {
-      const keys = await this.#load();
+      const keys = await this.#load(deadlineAt);
       this.#cached = { keys, loadedAt: this.#now() };
       this.#lastFailure = undefined;
       return keys;
@@ -141,8 +159,11 @@ function sameKeys(a: AcceptedKeys | undefined, b: AcceptedKeys): boolean {
 export interface SecretsManagerKeyLoaderOptions {
   /** `PREVIOUS_KEY_GRACE_SECONDS`; 0 never accepts `AWSPREVIOUS`. */
   readonly previousKeyGraceSeconds: number;
+  /** `SECRET_JSON_FIELD`: the field of a JSON secret that holds the key. */
+  readonly jsonField?: string | undefined;
   /**
-   * Upper bound for one load including the SDK's retries, in milliseconds.
+   * Upper bound for one load including the SDK's retries, in milliseconds, when the caller
+   * gives no deadline.
    * @default 5000
    */
   readonly deadlineMs?: number;
@@ -151,22 +172,27 @@ export interface SecretsManagerKeyLoaderOptions {
    * @default Date.now
    */
   readonly now?: () => number;
+  /** Told about a pending or previous version left out of the key set (a warning to log). */
+  readonly onSkippedVersion?: (skipped: SkippedVersion) => void;
 }
 
 /**
- * Loads the accepted keys of one secret with the fewest calls that also give each version's
- * creation date: `DescribeSecret` (which versions carry `AWSCURRENT`, `AWSPENDING`,
- * `AWSPREVIOUS`), then `GetSecretValue` by version id for current and pending in parallel, then
- * for previous only while current is inside the grace period (its `CreatedDate` comes back with
- * the current value). Steady state is two calls; absent stages cost nothing and never show up
- * as errors; both actions are exactly what CDK's `secret.grantRead()` grants.
+ * Loads the accepted keys of one secret with the fewest round trips that also give each
+ * version's creation date: `DescribeSecret` (which versions carry `AWSCURRENT`, `AWSPENDING`,
+ * `AWSPREVIOUS`), then `GetSecretValue` by version id for every stage present, in parallel, so a
+ * load costs two round trips however slow Secrets Manager is. The previous key is kept only while
+ * current is inside the grace period (its `CreatedDate` comes back with the current value).
+ * Absent stages cost nothing and never show up as errors; both actions are exactly what CDK's
+ * `secret.grantRead()` grants. Each call's timeout (per attempt and for all the SDK's retries)
+ * is the time left until the deadline, so a slow but answering Secrets Manager still serves and a
+ * silent one is given up on in time to answer 503.
  *
  * Powertools Parameters is deliberately not used: it caches by secret name only, so asking it
  * for `AWSPREVIOUS` can return the cached `AWSCURRENT`, and it does not return `CreatedDate`.
  *
- * @param client - Secrets Manager client (its retry and timeout settings apply)
+ * @param client - Secrets Manager client (its retry settings apply)
  * @param secretId - `SECRET_ID`, name or ARN
- * @param options - grace period, deadline and clock
+ * @param options - grace period, JSON field, default deadline, clock and warning sink
  */
 export function secretsManagerKeyLoader(
   client: SecretsManagerClient,
@@ -174,65 +200,53 @@ export function secretsManagerKeyLoader(
   options: SecretsManagerKeyLoaderOptions,
 ): KeyLoader {
   const now = options.now ?? Date.now;
-  const deadlineMs = options.deadlineMs ?? 5000;
-  return async () => {
-    const abortSignal = AbortSignal.timeout(deadlineMs);
+  const defaultDeadlineMs = options.deadlineMs ?? 5000;
+  return async (deadlineAt = now() + defaultDeadlineMs) => {
+    // Every call gets the time left: per attempt (requestTimeout) and for all retries (signal).
+    const timeLeft = () => {
+      const ms = Math.max(1, deadlineAt - now());
+      return { abortSignal: AbortSignal.timeout(ms), requestTimeout: ms };
+    };
+    const failed = (step: string, stage?: string) => (error: unknown) => {
+      const which = stage === undefined ? '' : ` (${stage})`;
+      throw new KeyLoadError(`${step} of ${secretId}${which} failed`, { cause: error });
+    };
     const described = await client
-      .send(new DescribeSecretCommand({ SecretId: secretId }), { abortSignal })
-      .catch((error: unknown) => {
-        throw new KeyLoadError(`DescribeSecret of ${secretId} failed`, { cause: error });
-      });
+      .send(new DescribeSecretCommand({ SecretId: secretId }), timeLeft())
+      .catch(failed('DescribeSecret'));
     const ids = stageVersionIds(described.VersionIdsToStages);
     if (ids.current === undefined) {
       throw new KeyLoadError(`Secret ${secretId} has no AWSCURRENT version`);
     }
-    const fetchVersion = (versionId: string, stage: string) =>
-      getVersion(client, secretId, versionId, stage, abortSignal);
+    const fetchVersion = async (versionId: string, stage: string): Promise<SecretVersion> => {
+      const value = await client
+        .send(new GetSecretValueCommand({ SecretId: secretId, VersionId: versionId }), timeLeft())
+        .catch(failed('GetSecretValue', stage));
+      return { secretString: value.SecretString, createdAt: value.CreatedDate };
+    };
     const optionalVersion = (versionId: string | undefined, stage: string) =>
       versionId === undefined || versionId === ids.current
         ? Promise.resolve(undefined)
         : fetchVersion(versionId, stage).catch(absentWhenNotFound);
 
-    const [current, pending] = await Promise.all([
+    const [current, pending, previous] = await Promise.all([
       fetchVersion(ids.current, 'AWSCURRENT'),
       optionalVersion(ids.pending, 'AWSPENDING'),
+      optionalVersion(ids.previous, 'AWSPREVIOUS'),
     ]);
-    const previous = isPreviousKeyInGrace(
+    const inGrace = isPreviousKeyInGrace(
       current.createdAt,
       now() / 1000,
       options.previousKeyGraceSeconds,
-    )
-      ? await optionalVersion(ids.previous, 'AWSPREVIOUS')
-      : undefined;
-
-    const result = acceptedKeysFrom({ current, pending, previous });
-    if (!result.ok) {
-      throw new KeyLoadError(
-        `The AWSCURRENT value of secret ${secretId} is empty: store the key as the SecretString`,
-      );
-    }
+    );
+    const result = acceptedKeysFrom(
+      { current, pending, previous: inGrace ? previous : undefined },
+      options.jsonField,
+    );
+    if (!result.ok) throw new KeyLoadError(`Secret ${secretId}: ${result.problem}`);
+    for (const skipped of result.skipped) options.onSkippedVersion?.(skipped);
     return result.accepted;
   };
-}
-
-async function getVersion(
-  client: SecretsManagerClient,
-  secretId: string,
-  versionId: string,
-  stage: string,
-  abortSignal: AbortSignal,
-): Promise<SecretVersion> {
-  const value = await client
-    .send(new GetSecretValueCommand({ SecretId: secretId, VersionId: versionId }), { abortSignal })
-    .catch((error: unknown) => {
-      throw new KeyLoadError(`GetSecretValue of ${secretId} (${stage}) failed`, { cause: error });
-    });
-  if (value.SecretString === undefined) {
-    throw new KeyLoadError(
-      `Secret ${secretId} (${stage}) has no SecretString: store the key as text, not binary`,
-    );
-  }
-  return { secretString: value.SecretString, createdAt: value.CreatedDate };
 }
 
 /** A stage can move between DescribeSecret and GetSecretValue (a rotation finishing): absent. */
@@ -246,7 +260,7 @@ function absentWhenNotFound(error: unknown): undefined {
  *
  * @param key - the key; surrounding whitespace is trimmed like a Secrets Manager value
  */
-export function staticKeySource(key: string): KeySource {
+export function staticKeySource(key: string): DeadlineKeySource {
   const keys: AcceptedKeys = { keys: [key.trim()], labels: ['WEBHOOK_SECRET'] };
   return {
     current: () => Promise.resolve(keys),

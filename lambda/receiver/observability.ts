@@ -1,6 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { KeyLoadError, ReceiveOutcome } from '../core/receive.js';
+import type { KeyLoadError } from '../core/errors.js';
+import type { SkippedVersion } from '../core/key-set.js';
+import type { ReceiveOutcome } from '../core/receive.js';
 import { METRIC_NAMES } from './metric-names.js';
 
 /** The receiver's logger and metrics. */
@@ -109,4 +111,39 @@ export function recordKeyLoadFailure(
       : 'Loading the signing keys failed; answering 503',
     { error, using_stale_keys: usingStaleKeys },
   );
+}
+
+/**
+ * Logs a pending or previous secret version left out of the key set (binary only, or a JSON
+ * value the secret-format rule cannot read); the other versions keep serving.
+ *
+ * @param observability - logger
+ * @param skipped - the stage and what is wrong with it (field names, never a value)
+ */
+export function recordSkippedKeyVersion({ logger }: Observability, skipped: SkippedVersion): void {
+  logger.warn(`Secret version ${skipped.stage} skipped: it ${skipped.problem}`, {
+    key_stage: skipped.stage,
+  });
+}
+
+/**
+ * Logs and counts an invocation that is not a proxy event (a console test event, another
+ * service's event): a wiring mistake, so logged at error level, with the event's top-level keys
+ * only (values may carry anything).
+ *
+ * @param observability - logger and metrics
+ * @param eventKeys - the event's top-level keys
+ */
+export function recordUnsupportedEvent(
+  { logger, metrics }: Observability,
+  eventKeys: readonly string[],
+): void {
+  metrics.addMetric(METRIC_NAMES.received, MetricUnit.Count, 1);
+  metrics.addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
+  logger.error('unsupported_event: not an API Gateway or function URL proxy event, answered 400', {
+    outcome: 'rejected',
+    status: 400,
+    reason: 'unsupported_event',
+    event_keys: eventKeys,
+  });
 }

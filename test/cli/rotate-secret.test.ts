@@ -42,7 +42,7 @@ function stagesOf(): Record<string, string[]> {
 }
 
 /** The key stored in version `versionId`. */
-function keyIn(versionId: string): string | undefined {
+function keyIn(versionId: string): string | Uint8Array | undefined {
   return secret.versions().find((version) => version.versionId === versionId)?.value;
 }
 
@@ -227,6 +227,57 @@ describe('Function: main (rotate-secret)', () => {
     expect(result.out[1]).toMatch(
       /^Versions of webhook-signing-key:\n {2}version-2 {2}AWSCURRENT {2}created \S+\n {2}version-1 {2}AWSPREVIOUS {2}created \S+$/,
     );
+  });
+
+  it.each([
+    ['--put', 'AWSCURRENT'],
+    ['--stage', 'AWSPENDING'],
+  ])(
+    'keeps the JSON shape with %s: the same object with the key field replaced',
+    async (option) => {
+      // Prepare
+      secret.put('{"webhook_secret":"old-key","note":7}');
+      await writeFile(join(dir, 'json.key'), 'new-key\n');
+
+      // Act
+      const result = await rotate(['--secret-id', SECRET_ID, option, 'json.key']);
+
+      // Assess
+      expect(result.status).toBe(0);
+      expect(keyIn('version-2')).toBe('{"webhook_secret":"new-key","note":7}');
+    },
+  );
+
+  it('replaces the field SECRET_JSON_FIELD names when the JSON object has several', async () => {
+    // Prepare
+    secret.put('{"user":"booking","signing_key":"old-key"}');
+    await writeFile(join(dir, 'named.key'), 'new-key');
+
+    // Act
+    const result = await runTool(main, ['--secret-id', SECRET_ID, '--put', 'named.key'], {
+      cwd: dir,
+      env: { SECRET_JSON_FIELD: 'signing_key' },
+    });
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(keyIn('version-2')).toBe('{"user":"booking","signing_key":"new-key"}');
+  });
+
+  it('changes nothing and names the fields when the JSON object has several and no SECRET_JSON_FIELD', async () => {
+    // Prepare
+    secret.put('{"user":"booking","signing_key":"old-key"}');
+    await writeFile(join(dir, 'ambiguous.key'), 'new-key');
+
+    // Act
+    const result = await rotate(['--secret-id', SECRET_ID, '--put', 'ambiguous.key']);
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.err).toEqual([
+      'webhook-signing-key (AWSCURRENT): the value is a JSON object with fields "user", "signing_key" and not exactly one text field: set SECRET_JSON_FIELD to the field that holds the key; nothing was changed',
+    ]);
+    expect(keyIn('version-2')).toBeUndefined();
   });
 
   it('reads the key from stdin when KEYFILE is -', async () => {

@@ -153,6 +153,22 @@ describe('Function: main (send)', () => {
     secretsManager.restore();
   });
 
+  it('signs with the key inside a key/value JSON secret, as the receiver reads it', async () => {
+    // Prepare
+    const secretsManager = mockClient(SecretsManagerClient);
+    secretsManager
+      .on(GetSecretValueCommand)
+      .resolves({ SecretString: JSON.stringify({ webhook_secret: KEY }) });
+
+    // Act
+    const result = await send(['--secret-id', 'webhook-key'], { AWS_REGION: 'eu-west-1' });
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(await drainQueue()).toHaveLength(1);
+    secretsManager.restore();
+  });
+
   it('exits 1 with a hint when there is no key anywhere', async () => {
     // Act
     const result = await send([], {});

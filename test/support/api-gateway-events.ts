@@ -8,6 +8,11 @@ export interface HttpCall {
   readonly method?: string;
   /** Header names as the sender spells them. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Further header lines, in order, after `headers`: a name may repeat (a sender or proxy that
+   * sends a header twice) or differ from another only in case.
+   */
+  readonly extraHeaders?: ReadonlyArray<readonly [name: string, value: string]>;
   /** Text is sent as UTF-8; bytes are sent base64-encoded, as API Gateway does for binary bodies. */
   readonly body?: string | Uint8Array;
   /** Force base64 encoding of a text body (API Gateway does this for binary media types). */
@@ -16,6 +21,11 @@ export interface HttpCall {
   readonly path?: string;
   /** API Gateway's request id. */
   readonly requestId?: string;
+}
+
+/** Every header line of the call, in order, names as the sender spells them. */
+function headerLines(call: HttpCall): Array<readonly [string, string]> {
+  return [...Object.entries(call.headers ?? {}), ...(call.extraHeaders ?? [])];
 }
 
 function bodyBytes(call: HttpCall): Uint8Array {
@@ -43,7 +53,7 @@ export function restApiEvent(call: HttpCall = {}): APIGatewayProxyEvent {
       method: call.method ?? 'POST',
       target: call.path ?? '/webhook',
       httpVersion: '1.1',
-      rawHeaders: Object.entries(call.headers ?? {}).flat(),
+      rawHeaders: headerLines(call).flat(),
       body: bodyBytes(call),
       sourceIp: '203.0.113.10',
     },
@@ -55,26 +65,57 @@ export function restApiEvent(call: HttpCall = {}): APIGatewayProxyEvent {
 
 /**
  * An HTTP API (payload format 2.0) proxy event as API Gateway sends it: header names lower-cased,
- * the values of a name sent twice in different case joined with commas, an absent body left out.
+ * the values of a repeated header joined with commas, an absent body left out.
  *
  * @param call - method, headers, body
  */
 export function httpApiEvent(call: HttpCall = {}): APIGatewayProxyEventV2 {
   const method = call.method ?? 'POST';
   const path = call.path ?? '/webhook';
+  return payloadV2Event(call, {
+    routeKey: `${method} ${path}`,
+    apiId: 'a1b2c3d4e5',
+    domainName: 'a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com',
+    stage: '$default',
+  });
+}
+
+/**
+ * A Lambda function URL event (payload format 2.0 as the function URL documentation shows it):
+ * route key and stage `$default`, the URL id as API id, domain `<url-id>.lambda-url.<region>.on.aws`,
+ * header names lower-cased and repeated headers joined with commas.
+ *
+ * @param call - method, headers, body
+ */
+export function functionUrlEvent(call: HttpCall = {}): APIGatewayProxyEventV2 {
+  const urlId = 'abcdefghijklmnopqrstuvwxyz0123456';
+  return payloadV2Event(call, {
+    routeKey: '$default',
+    apiId: urlId,
+    domainName: `${urlId}.lambda-url.eu-west-1.on.aws`,
+    stage: '$default',
+  });
+}
+
+function payloadV2Event(
+  call: HttpCall,
+  where: { routeKey: string; apiId: string; domainName: string; stage: string },
+): APIGatewayProxyEventV2 {
+  const method = call.method ?? 'POST';
+  const path = call.path ?? '/webhook';
   const { body, isBase64Encoded } = encodedBody(call);
   const requestId = call.requestId ?? randomUUID();
   return {
     version: '2.0',
-    routeKey: `${method} ${path}`,
+    routeKey: where.routeKey,
     rawPath: path,
     rawQueryString: '',
-    headers: joinRepeatedHeaders(call.headers ?? {}),
+    headers: joinRepeatedHeaders(headerLines(call)),
     requestContext: {
       accountId: '123456789012',
-      apiId: 'a1b2c3d4e5',
-      domainName: 'a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com',
-      domainPrefix: 'a1b2c3d4e5',
+      apiId: where.apiId,
+      domainName: where.domainName,
+      domainPrefix: where.domainName.split('.')[0] ?? where.apiId,
       http: {
         method,
         path,
@@ -83,8 +124,8 @@ export function httpApiEvent(call: HttpCall = {}): APIGatewayProxyEventV2 {
         userAgent: 'booking-service/1.0',
       },
       requestId,
-      routeKey: `${method} ${path}`,
-      stage: '$default',
+      routeKey: where.routeKey,
+      stage: where.stage,
       time: new Date().toUTCString(),
       timeEpoch: Date.now(),
     },
@@ -93,10 +134,12 @@ export function httpApiEvent(call: HttpCall = {}): APIGatewayProxyEventV2 {
   };
 }
 
-/** HTTP API lower-cases header names and joins the values of a repeated name with commas. */
-function joinRepeatedHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+/** Payload v2 lower-cases header names and joins the values of a repeated name with commas. */
+function joinRepeatedHeaders(
+  lines: ReadonlyArray<readonly [string, string]>,
+): Record<string, string> {
   const joined = new Map<string, string>();
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of lines) {
     const lower = name.toLowerCase();
     const before = joined.get(lower);
     joined.set(lower, before === undefined ? value : `${before},${value}`);
@@ -110,12 +153,22 @@ export const API_GATEWAY_FLAVOURS = [
   { name: 'HTTP API (v2)', event: httpApiEvent },
 ] as const;
 
+/** Every front door the receiver serves: both API Gateway flavours and a function URL. */
+export const FRONT_DOORS = [
+  ...API_GATEWAY_FLAVOURS,
+  { name: 'function URL', event: functionUrlEvent },
+] as const;
+
 /**
  * A Lambda context with a fresh request id.
  *
  * @param functionName - reported in logs
+ * @param remainingTimeMs - what `getRemainingTimeInMillis` answers (10 s unless given)
  */
-export function lambdaContext(functionName = 'webhook-receiver'): Context {
+export function lambdaContext(
+  functionName = 'webhook-receiver',
+  remainingTimeMs: () => number = () => 10_000,
+): Context {
   const awsRequestId = randomUUID();
   return {
     callbackWaitsForEmptyEventLoop: true,
@@ -126,7 +179,7 @@ export function lambdaContext(functionName = 'webhook-receiver'): Context {
     awsRequestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: '2026/11/21/[$LATEST]0123456789abcdef',
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: remainingTimeMs,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

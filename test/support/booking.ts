@@ -1,4 +1,5 @@
 import { signPayload } from '../../lambda/core/sign.js';
+import { signedTextDigest } from '../../lambda/core/signed-text.js';
 
 export { phpJsonEncode } from '../../local/booking-payload.js';
 
@@ -65,4 +66,16 @@ export function signedCall(
       ...options.headers,
     },
   };
+}
+
+/**
+ * A `Service-Signature` value over a body's exact bytes, JSON or not: what a sender that signs
+ * whatever it sends would produce. For testing the answers to signed bodies that are not JSON.
+ *
+ * @param body - the exact body
+ * @param key - the key
+ * @param timestamp - Unix seconds
+ */
+export function signRawBody(body: string | Uint8Array, key: string, timestamp: number): string {
+  return `t=${timestamp},signature=${signedTextDigest(key, String(timestamp), body).toString('hex')}`;
 }

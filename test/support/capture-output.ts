@@ -67,3 +67,18 @@ export function captureOutput(): CapturedOutput {
     },
   };
 }
+
+/**
+ * Runs `act` with output captured, restoring the streams however it ends.
+ *
+ * @param act - what to run
+ * @returns its result and the output it wrote
+ */
+export async function withCapturedOutput<T>(act: () => Promise<T>): Promise<[T, CapturedOutput]> {
+  const output = captureOutput();
+  try {
+    return [await act(), output];
+  } finally {
+    output.restore();
+  }
+}

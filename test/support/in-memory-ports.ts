@@ -3,19 +3,19 @@ import type {
   KeyLoadError,
   KeySource,
   MessageSink,
-  QueueMessage,
+  SinkMessage,
 } from '../../lambda/core/receive.js';
 
 /** A {@link MessageSink} that keeps messages in memory, or fails with the given error. */
 export interface MemorySink extends MessageSink {
-  readonly messages: QueueMessage[];
+  readonly messages: SinkMessage[];
   /** Makes every following send throw `error` (or succeed again with `undefined`). */
   failWith(error: Error | undefined): void;
 }
 
 /** Creates an empty {@link MemorySink}. */
 export function memorySink(): MemorySink {
-  const messages: QueueMessage[] = [];
+  const messages: SinkMessage[] = [];
   let failure: Error | undefined;
   return {
     messages,

@@ -28,6 +28,7 @@ export const RECEIVER_LOG_KEYS: ReadonlySet<string> = new Set([
   'keys_refreshed',
   'error',
   'using_stale_keys',
+  'event_keys',
 ]);
 
 /** Top-level keys of an EMF blob besides the metric values it declares in `_aws`. */

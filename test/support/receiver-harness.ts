@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
 import type { ApiGatewayEvent, ApiGatewayResponse } from '../../lambda/receiver/api-gateway.js';
 import { type Environment, loadConfig } from '../../lambda/receiver/config.js';
 import { createHandler, type HandlerDependencies } from '../../lambda/receiver/handler.js';
@@ -8,8 +9,11 @@ import type { LocalSqs } from './local-sqs.js';
 /** A receiver handler wired to a queue of its own on the embedded SQS server. */
 export interface ReceiverUnderTest {
   readonly queueUrl: string;
-  /** Invokes the handler with a fresh Lambda context. */
-  invoke(event: ApiGatewayEvent): Promise<ApiGatewayResponse>;
+  /** Invokes the handler with a fresh Lambda context (10 s remaining unless `context` says). */
+  invoke(
+    event: ApiGatewayEvent | Readonly<Record<string, unknown>>,
+    context?: Context,
+  ): Promise<ApiGatewayResponse>;
   /**
    * Bodies of every message on the queue. Call once, after the invocations: it counts the
    * messages and then receives exactly that many (they stay invisible for five minutes).
@@ -38,7 +42,7 @@ export async function receiverOnNewQueue(
   });
   return {
     queueUrl,
-    invoke: (event) => handler(event, lambdaContext()),
+    invoke: (event, context = lambdaContext()) => handler(event, context),
     async queuedBodies() {
       const count = await sqs.messageCount(queueUrl);
       if (count === 0) return [];

@@ -19,7 +19,10 @@ import {
  * left; moving or removing a label held by a version not named in RemoveFromVersionId is refused.
  */
 export class FakeSecretStore {
-  readonly #values = new Map<string, { readonly value: string; readonly createdAt: Date }>();
+  readonly #values = new Map<
+    string,
+    { readonly value: string | Uint8Array; readonly createdAt: Date }
+  >();
   /** Staging label -> version id. */
   readonly #labels = new Map<string, string>();
   readonly #now: () => Date;
@@ -30,8 +33,8 @@ export class FakeSecretStore {
     this.#now = now;
   }
 
-  /** Stores a new version; returns its id. */
-  put(value: string, stages?: readonly string[]): string {
+  /** Stores a new version (bytes: a version with only `SecretBinary`); returns its id. */
+  put(value: string | Uint8Array, stages?: readonly string[]): string {
     this.#versionCount += 1;
     const versionId = `version-${this.#versionCount}`;
     this.#values.set(versionId, { value, createdAt: this.#now() });
@@ -77,19 +80,18 @@ export class FakeSecretStore {
 
 /**
  * Makes `mock` serve `store` to both sides: the rotation tool's calls change it, and every
- * change is visible to the next DescribeSecret / GetSecretValue (see {@link fakeSecretVersions}).
+ * change (theirs or a test's `put`) is visible to the next DescribeSecret / GetSecretValue (see
+ * {@link fakeSecretVersions}).
  *
  * @param mock - the client mock
  * @param store - the secret
  */
 export function serveSecretStore(mock: SecretsManagerMock, store: FakeSecretStore): void {
-  const publish = (): void => fakeSecretVersions(mock, store.versions());
-  publish();
+  fakeSecretVersions(mock, () => store.versions());
   mock
     .on(PutSecretValueCommand)
     .callsFake((input: { SecretString: string; VersionStages?: string[] }) => {
       const versionId = store.put(input.SecretString, input.VersionStages);
-      publish();
       return { VersionId: versionId };
     });
   mock
@@ -97,7 +99,6 @@ export function serveSecretStore(mock: SecretsManagerMock, store: FakeSecretStor
     .callsFake(
       (input: { VersionStage: string; MoveToVersionId?: string; RemoveFromVersionId?: string }) => {
         store.updateStage(input.VersionStage, input.MoveToVersionId, input.RemoveFromVersionId);
-        publish();
         return {};
       },
     );

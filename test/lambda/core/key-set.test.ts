@@ -7,7 +7,7 @@ import {
 
 const NOW = 1_795_000_000;
 const DAY = 86_400;
-const version = (secretString: string) => ({ secretString, createdAt: new Date(0) });
+const version = (secretString: string | undefined) => ({ secretString, createdAt: new Date(0) });
 
 describe('Function: stageVersionIds', () => {
   it('finds the version of each stage when all three are present', () => {
@@ -111,6 +111,7 @@ describe('Function: acceptedKeysFrom', () => {
         keys: ['key-current', 'key-pending', 'key-previous'],
         labels: ['AWSCURRENT', 'AWSPENDING', 'AWSPREVIOUS'],
       },
+      skipped: [],
     });
   });
 
@@ -122,6 +123,7 @@ describe('Function: acceptedKeysFrom', () => {
     expect(result).toEqual({
       ok: true,
       accepted: { keys: ['key-current'], labels: ['AWSCURRENT'] },
+      skipped: [],
     });
   });
 
@@ -137,6 +139,7 @@ describe('Function: acceptedKeysFrom', () => {
     expect(result).toEqual({
       ok: true,
       accepted: { keys: ['same-key', 'old-key'], labels: ['AWSCURRENT', 'AWSPREVIOUS'] },
+      skipped: [],
     });
   });
 
@@ -148,6 +151,7 @@ describe('Function: acceptedKeysFrom', () => {
     expect(result).toEqual({
       ok: true,
       accepted: { keys: ['key-current'], labels: ['AWSCURRENT'] },
+      skipped: [{ stage: 'AWSPENDING', problem: 'holds no usable key: the key is empty' }],
     });
   });
 
@@ -156,6 +160,73 @@ describe('Function: acceptedKeysFrom', () => {
     const result = acceptedKeysFrom({ current: version(' \n'), pending: version('key-pending') });
 
     // Assess
-    expect(result).toEqual({ ok: false, reason: 'current_key_empty' });
+    expect(result).toEqual({
+      ok: false,
+      problem: 'AWSCURRENT holds no usable key: the key is empty',
+    });
+  });
+});
+
+describe('Function: acceptedKeysFrom (secret formats)', () => {
+  it('reads the key out of the JSON object the console key/value form stores', () => {
+    // Act
+    const result = acceptedKeysFrom({ current: version('{"webhook_secret":"key-current"}') });
+
+    // Assess
+    expect(result).toMatchObject({ ok: true, accepted: { keys: ['key-current'] } });
+  });
+
+  it('reads the field named by SECRET_JSON_FIELD when the object has several', () => {
+    // Act
+    const result = acceptedKeysFrom(
+      { current: version('{"user":"booking","signing_key":"key-current"}') },
+      'signing_key',
+    );
+
+    // Assess
+    expect(result).toMatchObject({ ok: true, accepted: { keys: ['key-current'] } });
+  });
+
+  it('fails naming the fields, never a value, when several fields and no SECRET_JSON_FIELD', () => {
+    // Act
+    const result = acceptedKeysFrom({ current: version('{"user":"booking","key":"s3cr3t"}') });
+
+    // Assess
+    expect(result).toEqual({
+      ok: false,
+      problem:
+        'AWSCURRENT holds no usable key: the value is a JSON object with fields "user", "key" and not exactly one text field: set SECRET_JSON_FIELD to the field that holds the key',
+    });
+    expect(JSON.stringify(result)).not.toContain('s3cr3t');
+  });
+
+  it('skips a binary-only pending or previous version and keeps the current key', () => {
+    // Act
+    const result = acceptedKeysFrom({
+      current: version('key-current'),
+      pending: version(undefined),
+      previous: version(undefined),
+    });
+
+    // Assess
+    expect(result).toMatchObject({
+      ok: true,
+      accepted: { keys: ['key-current'], labels: ['AWSCURRENT'] },
+      skipped: [
+        { stage: 'AWSPENDING', problem: expect.stringContaining('only SecretBinary') },
+        { stage: 'AWSPREVIOUS', problem: expect.stringContaining('only SecretBinary') },
+      ],
+    });
+  });
+
+  it('fails when the current version holds only SecretBinary', () => {
+    // Act
+    const result = acceptedKeysFrom({ current: version(undefined), pending: version('key') });
+
+    // Assess
+    expect(result).toEqual({
+      ok: false,
+      problem: 'AWSCURRENT holds only SecretBinary: store the key as text (SecretString)',
+    });
   });
 });

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   KeyLoadError,
-  QueueSendError,
   type ReceivePolicy,
   type ReceiveRequest,
   receive,
+  SinkSendError,
 } from '../../../lambda/core/receive.js';
 import { signPayload } from '../../../lambda/core/sign.js';
-import { bookingPayload, TEST_KEY } from '../../support/booking.js';
+import { bookingPayload, signRawBody, TEST_KEY } from '../../support/booking.js';
 import { memoryKeySource, memorySink } from '../../support/in-memory-ports.js';
 
 const NOW = 1_795_000_000;
@@ -308,6 +308,25 @@ describe('Function: receive', () => {
       // Assess
       expect(outcome).toMatchObject({ status: 401, reason: 'missing_header' });
     });
+
+    it.each([
+      ['not JSON', Buffer.from('event=event_booked')],
+      ['not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d])],
+      ['undecodable (bad base64 from the front door)', undefined],
+      ['JSON with a character SQS refuses', Buffer.from('{"event":"event_booked\uFFFE"}')],
+      ['JSON that is not an object', Buffer.from('[1,2]')],
+    ])('answers 401 signature_mismatch to a forged call whose body is %s', async (_, body) => {
+      // Prepare: a fresh, well-formed header signed with another key
+      const { sink, run } = setup();
+      const header = signRawBody(body ?? '', 'forger-key', NOW);
+
+      // Act
+      const outcome = await run({ method: 'POST', headers: { 'service-signature': header }, body });
+
+      // Assess
+      expect(outcome).toMatchObject({ status: 401, reason: 'signature_mismatch' });
+      expect(sink.messages).toEqual([]);
+    });
   });
 
   describe('key rotation on mismatch', () => {
@@ -407,7 +426,7 @@ describe('Function: receive', () => {
         '400 body_not_json',
         {
           method: 'POST',
-          headers: { 'service-signature': signPayload('{}', 'new-key', NOW) },
+          headers: { 'service-signature': signRawBody('event=event_booked', TEST_KEY, NOW) },
           body: Buffer.from('event=event_booked'),
         },
       ],
@@ -425,10 +444,10 @@ describe('Function: receive', () => {
   });
 
   describe('rejected payloads of verified calls', () => {
-    it('answers 400 body_not_json when a fresh, well-formed header comes with a non-JSON body', async () => {
+    it('answers 400 body_not_json when the signature verifies over a body that is not JSON', async () => {
       // Prepare
       const { run } = setup();
-      const header = signPayload('{}', TEST_KEY, NOW);
+      const header = signRawBody('event=event_booked', TEST_KEY, NOW);
 
       // Act
       const outcome = await run({
@@ -515,7 +534,7 @@ describe('Function: receive', () => {
     it('answers 503 queue_unavailable when the queue does not take the message', async () => {
       // Prepare
       const { sink, run } = setup();
-      const failure = new QueueSendError('SendMessage failed');
+      const failure = new SinkSendError('SendMessage failed');
       sink.failWith(failure);
 
       // Act

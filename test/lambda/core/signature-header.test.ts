@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SIGNATURE_HEADER_LENGTH, parseSignatureHeader } from '../../../lambda/core/index.js';
+import {
+  MAX_SIGNATURE_HEADER_LENGTH,
+  parseSignatureHeader,
+  splitSignatureGroups,
+} from '../../../lambda/core/index.js';
 
 const HEX = '27a70ff9fc25410c3246c8ae90e03fb93027c16871a1cc657fd1c4b66c6fb504';
 const OTHER_HEX = 'ab'.repeat(32);
@@ -113,5 +117,31 @@ describe('Function: parseSignatureHeader', () => {
     expect(MAX_SIGNATURE_HEADER_LENGTH).toBe(1024);
     expect(atLimit).toMatchObject({ ok: true });
     expect(overLimit).toEqual({ ok: false, reason: 'malformed_header' });
+  });
+});
+
+describe('Function: splitSignatureGroups', () => {
+  const sig = (digit: string) => digit.repeat(64);
+
+  it.each([
+    ['a single header', `t=1,signature=${sig('a')}`, [`t=1,signature=${sig('a')}`]],
+    ['a single header with t last', `signature=${sig('a')},t=1`, [`signature=${sig('a')},t=1`]],
+    [
+      'two joined copies',
+      `t=1,signature=${sig('a')},t=2,signature=${sig('b')}`,
+      [`t=1,signature=${sig('a')}`, `t=2,signature=${sig('b')}`],
+    ],
+    [
+      'two joined copies with spaces and several signatures',
+      `t=1,signature=${sig('a')},signature=${sig('c')}, t=2,signature=${sig('b')}`,
+      [`t=1,signature=${sig('a')},signature=${sig('c')}`, ` t=2,signature=${sig('b')}`],
+    ],
+    ['a value without t', 'garbage', ['garbage']],
+  ])('splits %s into one group per t', (_, value, groups) => {
+    // Act
+    const result = splitSignatureGroups(value);
+
+    // Assess
+    expect(result).toEqual(groups);
   });
 });

@@ -4,6 +4,7 @@ import {
   type VerifySignatureInput,
   verifySignature,
 } from '../../../lambda/core/index.js';
+import { signRawBody } from '../../support/booking.js';
 import { senderVector } from './sender-vectors.js';
 
 // Real PHP-signed calls; every negative case below changes exactly one thing in one of them.
@@ -263,9 +264,21 @@ describe('Function: verifySignature', () => {
       ['a truncated body', compact.body.slice(0, -1)],
       ['two JSON values', `${compact.body}${compact.body}`],
       ['a byte-order mark before the JSON', `\ufeff${compact.body}`],
-    ])('reports body_not_json for %s before comparing signatures', (_, body) => {
+    ])('reports signature_mismatch, not body_not_json, for %s that is not signed', (_, body) => {
       // Act
       const result = verifySignature(input({ body }));
+
+      // Assess
+      expect(result).toEqual({ ok: false, reason: 'signature_mismatch', timestamp: compact.t });
+    });
+
+    it('reports body_not_json only when the signature verifies over the bytes as sent', () => {
+      // Prepare
+      const body = 'event=event_booked';
+      const header = signRawBody(body, compact.key, compact.t);
+
+      // Act
+      const result = verifySignature(input({ body, header }));
 
       // Assess
       expect(result).toEqual({ ok: false, reason: 'body_not_json', timestamp: compact.t });
@@ -282,6 +295,65 @@ describe('Function: verifySignature', () => {
       // Act & Assess
       expect(() => verifySignature(input(overrides))).toThrow(message);
       expect(() => verifySignature(input(overrides))).toThrow(RangeError);
+    });
+  });
+
+  describe('repeated Service-Signature headers', () => {
+    const forged = `t=${compact.t},signature=${'0'.repeat(64)}`;
+
+    it.each([
+      [
+        'two identical copies joined with a comma (HTTP API)',
+        `${compact.header},${compact.header}`,
+      ],
+      ['a forged copy joined before the genuine one', `${forged},${compact.header}`],
+      ['the genuine copy joined before a forged one', `${compact.header},${forged}`],
+    ])('accepts %s', (_, header) => {
+      // Act
+      const result = verifySignature(input({ header }));
+
+      // Assess
+      expect(result).toMatchObject({ ok: true, timestamp: compact.t, keyIndex: 0 });
+    });
+
+    it('accepts when any one copy of a header sent several times (REST multiValueHeaders) verifies', () => {
+      // Act
+      const result = verifySignature(input({ header: [forged, compact.header] }));
+
+      // Assess
+      expect(result).toMatchObject({ ok: true, timestamp: compact.t });
+    });
+
+    it('applies the tolerance per group: a genuine but old group does not verify', () => {
+      // Prepare
+      const now = compact.t + DEFAULT_TOLERANCE_SECONDS + 1;
+      const fresh = `t=${now},signature=${'0'.repeat(64)}`;
+
+      // Act
+      const result = verifySignature(input({ header: `${fresh},${compact.header}`, now }));
+
+      // Assess
+      expect(result).toEqual({ ok: false, reason: 'signature_mismatch', timestamp: now });
+    });
+
+    it('checks each group against its own t', () => {
+      // Prepare: the genuine signature moved to a group with another t
+      const signature = compact.header.split('signature=')[1];
+      const header = `t=${compact.t - 1},signature=${signature},t=${compact.t},signature=${'0'.repeat(64)}`;
+
+      // Act
+      const result = verifySignature(input({ header }));
+
+      // Assess
+      expect(result).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+    });
+
+    it('reports malformed_header when no copy has a usable group', () => {
+      // Act
+      const result = verifySignature(input({ header: ['garbage', 't=abc,signature=zz,t=1'] }));
+
+      // Assess
+      expect(result).toEqual({ ok: false, reason: 'malformed_header' });
     });
   });
 });

@@ -12,6 +12,7 @@ describe('Function: loadConfig', () => {
     // Assess
     expect(config).toEqual({
       keySource: { kind: 'secrets-manager', secretId: 'webhook/signing-key' },
+      secretJsonField: undefined,
       queueUrl: QUEUE_URL,
       toleranceSeconds: 300,
       previousKeyGraceSeconds: 86_400,
@@ -34,10 +35,12 @@ describe('Function: loadConfig', () => {
       MAX_BODY_BYTES: '65536',
       POWERTOOLS_SERVICE_NAME: 'bookings-in',
       POWERTOOLS_METRICS_NAMESPACE: 'Bookings',
+      SECRET_JSON_FIELD: ' signing_key ',
     });
 
     // Assess
     expect(config).toMatchObject({
+      secretJsonField: 'signing_key',
       toleranceSeconds: 120,
       previousKeyGraceSeconds: 0,
       secretCacheSeconds: 60,

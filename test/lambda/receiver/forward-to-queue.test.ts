@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type QueueMessage, QueueSendError } from '../../../lambda/core/receive.js';
+import { type SinkMessage, SinkSendError } from '../../../lambda/core/receive.js';
 import { queueSink } from '../../../lambda/receiver/forward-to-queue.js';
 import { LOCAL_AWS_SETTINGS, type LocalSqs, startLocalSqs } from '../../support/local-sqs.js';
 
-const MESSAGE: QueueMessage = {
+const MESSAGE: SinkMessage = {
   body: '{ "event": "event_booked", "data": { "id": "918273" } }',
   attributes: {
     event: 'event_booked',
@@ -78,7 +78,7 @@ describe('Function: queueSink', () => {
     expect(await sqs.receiveAll(queueUrl)).toHaveLength(2);
   });
 
-  it('throws a QueueSendError carrying the SDK error when the queue does not exist', async () => {
+  it('throws a SinkSendError carrying the SDK error when the queue does not exist', async () => {
     // Prepare
     const queueUrl = `${sqs.endpoint}/123456789012/${queueName('-missing')}`;
 
@@ -86,7 +86,7 @@ describe('Function: queueSink', () => {
     const sending = queueSink(sqs.client, queueUrl).send(MESSAGE);
 
     // Assess
-    await expect(sending).rejects.toThrow(QueueSendError);
+    await expect(sending).rejects.toThrow(SinkSendError);
     await expect(sending).rejects.toMatchObject({ cause: { name: 'QueueDoesNotExist' } });
   });
 
@@ -104,7 +104,7 @@ describe('Function: queueSink', () => {
       await new Promise((resolve) => silent.close(resolve));
     });
 
-    it('gives up at the deadline with a QueueSendError instead of hanging', async () => {
+    it('gives up at the deadline with a SinkSendError instead of hanging', async () => {
       // Prepare: a client without timeouts of its own, so only the sink's deadline can end the wait
       const client = new SQSClient({ ...LOCAL_AWS_SETTINGS, endpoint: silentEndpoint });
       const sink = queueSink(client, `${silentEndpoint}/123456789012/q`, { deadlineMs: 200 });
@@ -113,7 +113,7 @@ describe('Function: queueSink', () => {
       const sending = sink.send(MESSAGE);
 
       // Assess
-      await expect(sending).rejects.toThrow(QueueSendError);
+      await expect(sending).rejects.toThrow(SinkSendError);
       client.destroy();
     });
   });

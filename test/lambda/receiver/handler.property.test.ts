@@ -10,7 +10,7 @@ import {
   httpApiEvent,
   restApiEvent,
 } from '../../support/api-gateway-events.js';
-import { BOOKER } from '../../support/booking.js';
+import { BOOKER, signRawBody } from '../../support/booking.js';
 import { captureOutput } from '../../support/capture-output.js';
 import { LOG_INJECTIONS, nestedArrays } from '../../support/hostile-input.js';
 import { useLocalSqs } from '../../support/local-sqs.js';
@@ -497,10 +497,25 @@ describe('Function: handler (hostile input)', () => {
           { body: nestedArrays(depth), headers: forgedHeader },
         ],
         [
-          'missing its last bracket',
+          'missing its last bracket under a forged signature',
+          401,
+          'signature_mismatch',
+          { body: nestedArrays(depth, { balanced: false }), headers: forgedHeader },
+        ],
+        [
+          'missing its last bracket but signed',
           400,
           'body_not_json',
-          { body: nestedArrays(depth, { balanced: false }), headers: forgedHeader },
+          {
+            body: nestedArrays(depth, { balanced: false }),
+            headers: {
+              'Service-Signature': signRawBody(
+                nestedArrays(depth, { balanced: false }),
+                KEYS.current,
+                NOW,
+              ),
+            },
+          },
         ],
         [
           'validly signed but not an object',

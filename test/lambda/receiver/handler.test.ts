@@ -21,6 +21,7 @@ import {
   bookingPayload,
   phpJsonEncode,
   signedCall,
+  signRawBody,
   TEST_KEY,
 } from '../../support/booking.js';
 import { type CapturedOutput, captureOutput } from '../../support/capture-output.js';
@@ -163,8 +164,17 @@ describe('Function: handler', () => {
         { error: 'payload_too_large', reason: 'payload_too_large' },
       ],
       [
-        'a body that is not JSON',
+        'an unsigned body that is not JSON',
         { ...signedCall('{}', { timestamp: NOW }), body: 'event=event_booked' },
+        401,
+        { error: 'unauthorized', reason: 'signature_mismatch' },
+      ],
+      [
+        'a signed body that is not JSON',
+        {
+          body: 'event=event_booked',
+          headers: { 'Service-Signature': signRawBody('event=event_booked', TEST_KEY, NOW) },
+        },
         400,
         { error: 'bad_request', reason: 'body_not_json' },
       ],
@@ -225,7 +235,7 @@ describe('Function: handler', () => {
       expect(await messages()).toEqual([]);
     });
 
-    it('answers 400 invalid_base64 to a body API Gateway marked as base64 that is not', async () => {
+    it('answers 401 to a body API Gateway marked as base64 that is not: its bytes cannot verify', async () => {
       // Prepare
       const { invoke } = await receiver();
       const call = event(signedCall(PRETTY_BOOKING, { timestamp: NOW }));
@@ -234,8 +244,11 @@ describe('Function: handler', () => {
       const response = await invoke({ ...call, body: PRETTY_BOOKING, isBase64Encoded: true });
 
       // Assess
-      expect(response.statusCode).toBe(400);
-      expect(JSON.parse(response.body)).toEqual({ error: 'bad_request', reason: 'invalid_base64' });
+      expect(response.statusCode).toBe(401);
+      expect(JSON.parse(response.body)).toEqual({
+        error: 'unauthorized',
+        reason: 'signature_mismatch',
+      });
     });
   });
 

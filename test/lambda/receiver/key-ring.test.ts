@@ -85,7 +85,7 @@ describe('Function: secretsManagerKeyLoader', () => {
     expect(keys).toEqual({ keys: ['key-two', 'key-one'], labels: ['AWSCURRENT', 'AWSPREVIOUS'] });
   });
 
-  it('drops AWSPREVIOUS without fetching it once AWSCURRENT is older than the grace period', async () => {
+  it('drops AWSPREVIOUS, fetched in parallel with AWSCURRENT, once AWSCURRENT is older than the grace period', async () => {
     // Prepare
     const { client, mock } = secretsManager();
     fakeSecretVersions(mock, [
@@ -98,7 +98,7 @@ describe('Function: secretsManagerKeyLoader', () => {
 
     // Assess
     expect(keys).toEqual({ keys: ['key-two'], labels: ['AWSCURRENT'] });
-    expect(mock.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+    expect(mock.commandCalls(GetSecretValueCommand)).toHaveLength(2);
   });
 
   it('never accepts AWSPREVIOUS when the grace period is 0', async () => {
@@ -204,7 +204,9 @@ describe('Function: secretsManagerKeyLoader', () => {
     const loading = load(client);
 
     // Assess
-    await expect(loading).rejects.toThrow('not binary');
+    await expect(loading).rejects.toThrow(
+      'Secret webhook/key: AWSCURRENT holds only SecretBinary: store the key as text (SecretString)',
+    );
   });
 
   it('throws a KeyLoadError when the AWSCURRENT value is empty', async () => {
@@ -216,7 +218,9 @@ describe('Function: secretsManagerKeyLoader', () => {
     const loading = load(client);
 
     // Assess
-    await expect(loading).rejects.toThrow('AWSCURRENT value of secret webhook/key is empty');
+    await expect(loading).rejects.toThrow(
+      'Secret webhook/key: AWSCURRENT holds no usable key: the key is empty',
+    );
   });
 
   it('throws a KeyLoadError when the secret has no AWSCURRENT version', async () => {

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import type { Payload } from './read-payload.js';
+
+/**
+ * The routing half of the receiver: which verified events are forwarded, and the message a sink
+ * stores for one. Independent of the sink (SQS today); the adapter maps the fields.
+ */
+
+/** Which verified events are forwarded: `*` for all, or a set of `event` values. */
+export type ForwardEvents = '*' | ReadonlySet<string>;
+
+/** The message for the sink. */
+export interface SinkMessage {
+  /** The body text exactly as received, so a consumer can verify it again. */
+  readonly body: string;
+  /** String attributes; only fields present in the payload are set. */
+  readonly attributes: {
+    readonly event: string;
+    readonly event_at?: string;
+    readonly source?: string;
+  };
+  /** The `t` of the signature header. */
+  readonly signatureTimestamp: number;
+  /** SHA-256 hex of the squashed body: the key a sink or consumer deduplicates on. */
+  readonly deduplicationId: string;
+  /** Ordering group: `data.id`, else `event` (whichever is 1 to 128 printable ASCII characters). */
+  readonly groupId: string;
+}
+
+/**
+ * Whether a verified event is forwarded under `FORWARD_EVENTS`.
+ *
+ * @param forwardEvents - the configured list
+ * @param event - the payload's `event`
+ */
+export function isForwarded(forwardEvents: ForwardEvents, event: string): boolean {
+  return forwardEvents === '*' || forwardEvents.has(event);
+}
+
+// Group ids: 1 to 128 printable ASCII characters without space (what FIFO queues accept).
+const GROUP_ID = /^[\x21-\x7E]{1,128}$/;
+const FALLBACK_GROUP_ID = 'webhook';
+
+/**
+ * The message for a verified payload.
+ *
+ * @param payload - read by `readPayload`
+ * @param timestamp - the verified header's `t`
+ * @param canonicalBody - the squashed body, hashed for deduplication
+ */
+export function buildMessage(
+  payload: Payload,
+  timestamp: number,
+  canonicalBody: string,
+): SinkMessage {
+  return {
+    body: payload.text,
+    attributes: {
+      event: payload.event,
+      ...(payload.eventAt === undefined ? {} : { event_at: payload.eventAt }),
+      ...(payload.source === undefined ? {} : { source: payload.source }),
+    },
+    signatureTimestamp: timestamp,
+    deduplicationId: createHash('sha256').update(canonicalBody).digest('hex'),
+    groupId:
+      [payload.dataId, payload.event].find((id) => id !== undefined && GROUP_ID.test(id)) ??
+      FALLBACK_GROUP_ID,
+  };
+}
