@@ -1,19 +1,36 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { readReceiverContext } from './context.js';
-import { ReceiverStack } from './receiver-stack.js';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { InvalidContextError, readReceiverContext } from './context.js';
+import { InvalidReceiverStackPropsError, ReceiverStack } from './receiver-stack.js';
+import { InvalidWebhookReceiverPropsError } from './webhook-receiver.js';
 
 /**
  * Builds the CDK app: one {@link ReceiverStack} configured from CDK context, checked by cdk-nag's
- * AWS Solutions rules. The stack is environment-agnostic (no account or region, no lookups), so
- * synthesis needs no AWS credentials.
+ * AWS Solutions and Serverless rules. The stack is environment-agnostic (no account or region,
+ * no lookups), so synthesis needs no AWS credentials.
  * @param props passed to `App`; tests give `context` and `outdir` here, the CLI gives them by
  *   environment
+ * @throws InvalidContextError, InvalidReceiverStackPropsError or InvalidWebhookReceiverPropsError
+ *   on a context value that cannot be used (see {@link isConfigurationError})
  */
 export function buildApp(props: AppProps = {}): App {
   const app = new App(props);
   const { stackName, props: stackProps } = readReceiverContext(app.node);
   new ReceiverStack(app, stackName, { ...stackProps, stackName });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   return app;
+}
+
+/**
+ * Whether `buildApp` refused a value the user gave (each message names the context key, which is
+ * also the prop's name), as opposed to a bug: the CLI prints the former as one line.
+ */
+export function isConfigurationError(
+  error: unknown,
+): error is InvalidContextError | InvalidReceiverStackPropsError | InvalidWebhookReceiverPropsError {
+  return (
+    error instanceof InvalidContextError ||
+    error instanceof InvalidReceiverStackPropsError ||
+    error instanceof InvalidWebhookReceiverPropsError
+  );
 }
