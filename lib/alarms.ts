@@ -8,6 +8,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
 import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
+import { acknowledgeNagFindings } from './nag.js';
 import type { ReceiverSettings } from './receiver-settings.js';
 
 /** The alarms a receiver creates, each notifying `alarmActions` and the e-mail topic when given. */
@@ -61,7 +62,13 @@ export function createAlarmTopic(scope: Construct, email: string): sns.Topic {
       },
     }),
   );
-  topic.addSubscription(new EmailSubscription(email));
+  const subscription = topic.addSubscription(new EmailSubscription(email));
+  acknowledgeNagFindings(subscription, {
+    pack: 'Serverless',
+    rule: 'Serverless-SNSRedrivePolicy',
+    reason:
+      'Serverless-SNSRedrivePolicy (redrive policy): a notification e-mail that cannot be delivered loses nothing, because the alarm it announced stays in the ALARM state in CloudWatch until the cause is fixed.',
+  });
   return topic;
 }
 

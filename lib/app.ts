@@ -27,7 +27,10 @@ export function buildApp(props: AppProps = {}): App {
  */
 export function isConfigurationError(
   error: unknown,
-): error is InvalidContextError | InvalidReceiverStackPropsError | InvalidWebhookReceiverPropsError {
+): error is
+  | InvalidContextError
+  | InvalidReceiverStackPropsError
+  | InvalidWebhookReceiverPropsError {
   return (
     error instanceof InvalidContextError ||
     error instanceof InvalidReceiverStackPropsError ||

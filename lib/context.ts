@@ -1,6 +1,6 @@
 import type { Node } from 'constructs';
-import type { ReceiverStackProps } from './receiver-stack.js';
 import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
+import type { ReceiverStackProps } from './receiver-stack.js';
 
 /** Thrown when a CDK context value (`-c key=value` or `cdk.json`) cannot be used. */
 export class InvalidContextError extends Error {

@@ -39,15 +39,11 @@ export function createQueues(scope: Construct, settings: ReceiverSettings): Rece
     reason:
       'Serverless-SQSRedrivePolicy (redrive policy): this queue is the dead-letter queue of the webhook queue, the end of the redrive chain, and its own alarm reports any message in it.',
   });
-  const batchingWindowSeconds = settings.fifo
-    ? 0
-    : settings.consumerMaxBatchingWindow.toSeconds();
+  const batchingWindowSeconds = settings.fifo ? 0 : settings.consumerMaxBatchingWindow.toSeconds();
   const queue = new sqs.Queue(scope, 'Queue', {
     ...defaults,
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount },
-    visibilityTimeout: Duration.seconds(
-      visibilityTimeoutSeconds(undefined, batchingWindowSeconds),
-    ),
+    visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(undefined, batchingWindowSeconds)),
     ...settings.queueProps,
   });
   return { queue, deadLetterQueue };

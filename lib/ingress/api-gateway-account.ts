@@ -4,21 +4,21 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, IConstruct } from 'constructs';
 import { acknowledgeNagFindings } from '../nag.js';
 
-/** Id of the stack-level singleton: every REST API receiver in the stack shares it. */
-const SINGLETON_ID = 'WebhookReceiverApiGatewayAccount';
+/** The setting each stack already holds: the first REST API receiver creates it, the others reuse it. */
+const ACCOUNT_OF_STACK = new WeakMap<Stack, IConstruct>();
 
 /**
  * The region's API Gateway account setting with the role that lets REST API stages write
  * execution logs. It is one setting per account and region, so a stack holds it once however
- * many receivers use it.
+ * many receivers use it: inside the first receiver that needs it.
  */
 export function apiGatewayAccount(scope: Construct): IConstruct {
   const stack = Stack.of(scope);
-  const existing = stack.node.tryFindChild(SINGLETON_ID);
+  const existing = ACCOUNT_OF_STACK.get(stack);
   if (existing) {
     return existing;
   }
-  const role = new iam.Role(stack, `${SINGLETON_ID}Role`, {
+  const role = new iam.Role(scope, 'ApiGatewayLoggingRole', {
     assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
     description: 'Lets API Gateway write REST API execution logs in this account and region',
     managedPolicies: [
@@ -33,5 +33,9 @@ export function apiGatewayAccount(scope: Construct): IConstruct {
     reason:
       "AwsSolutions-IAM4 (AWS managed policy): API Gateway's account-wide logging role uses AmazonAPIGatewayPushToCloudWatchLogs, the policy AWS documents and maintains for exactly this role.",
   });
-  return new apigateway.CfnAccount(stack, SINGLETON_ID, { cloudWatchRoleArn: role.roleArn });
+  const account = new apigateway.CfnAccount(scope, 'ApiGatewayAccount', {
+    cloudWatchRoleArn: role.roleArn,
+  });
+  ACCOUNT_OF_STACK.set(stack, account);
+  return account;
 }
