@@ -8,7 +8,7 @@ import { acknowledgeNagFindings } from '../nag.js';
 import { type IngressFactory, WEBHOOK_PATH } from './ingress.js';
 
 /** JSON access log line of the HTTP API: who called, what was answered, how long it took. */
-const HTTP_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
+export const HTTP_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
   JSON.stringify({
     requestId: '$context.requestId',
     sourceIp: '$context.identity.sourceIp',

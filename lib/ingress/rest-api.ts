@@ -8,7 +8,7 @@ import { apiGatewayAccount } from './api-gateway-account.js';
 import { type IngressFactory, WEBHOOK_PATH } from './ingress.js';
 
 /** JSON access log line: who called, what was answered, and how long the receiver took. */
-const REST_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
+export const REST_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
   JSON.stringify({
     requestId: apigateway.AccessLogField.contextRequestId(),
     sourceIp: apigateway.AccessLogField.contextIdentitySourceIp(),
