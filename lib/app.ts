@@ -1,8 +1,8 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { InvalidContextError, readReceiverContext } from './context.js';
-import { InvalidReceiverStackPropsError, ReceiverStack } from './receiver-stack.js';
-import { InvalidWebhookReceiverPropsError } from './webhook-receiver.js';
+import { InvalidConfigurationError } from './configuration-error.js';
+import { readReceiverContext } from './context.js';
+import { ReceiverStack } from './receiver-stack.js';
 
 /**
  * Builds the CDK app: one {@link ReceiverStack} configured from CDK context, checked by cdk-nag's
@@ -10,8 +10,8 @@ import { InvalidWebhookReceiverPropsError } from './webhook-receiver.js';
  * no lookups), so synthesis needs no AWS credentials.
  * @param props passed to `App`; tests give `context` and `outdir` here, the CLI gives them by
  *   environment
- * @throws InvalidContextError, InvalidReceiverStackPropsError or InvalidWebhookReceiverPropsError
- *   on a context value that cannot be used (see {@link isConfigurationError})
+ * @throws InvalidConfigurationError (InvalidContextError, InvalidReceiverStackPropsError or
+ *   InvalidWebhookReceiverPropsError) on a context value that cannot be used
  */
 export function buildApp(props: AppProps = {}): App {
   const app = new App(props);
@@ -25,15 +25,6 @@ export function buildApp(props: AppProps = {}): App {
  * Whether `buildApp` refused a value the user gave (each message names the context key, which is
  * also the prop's name), as opposed to a bug: the CLI prints the former as one line.
  */
-export function isConfigurationError(
-  error: unknown,
-): error is
-  | InvalidContextError
-  | InvalidReceiverStackPropsError
-  | InvalidWebhookReceiverPropsError {
-  return (
-    error instanceof InvalidContextError ||
-    error instanceof InvalidReceiverStackPropsError ||
-    error instanceof InvalidWebhookReceiverPropsError
-  );
+export function isConfigurationError(error: unknown): error is InvalidConfigurationError {
+  return error instanceof InvalidConfigurationError;
 }

@@ -1,14 +1,10 @@
 import type { Node } from 'constructs';
+import { InvalidConfigurationError } from './configuration-error.js';
 import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
 import type { ReceiverStackProps } from './receiver-stack.js';
 
 /** Thrown when a CDK context value (`-c key=value` or `cdk.json`) cannot be used. */
-export class InvalidContextError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'InvalidContextError';
-  }
-}
+export class InvalidContextError extends InvalidConfigurationError {}
 
 /** The stack to deploy, as chosen by CDK context. */
 export interface ReceiverContext {

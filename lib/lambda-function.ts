@@ -44,7 +44,7 @@ export interface FunctionOptions {
   readonly timeout: Duration;
   readonly description: string;
   readonly environment: Record<string, string>;
-  readonly reservedConcurrentExecutions?: number;
+  readonly reservedConcurrentExecutions?: number | undefined;
 }
 
 /**

@@ -34,9 +34,7 @@ export function createReceiverFunction(
     // reach the sender as an unexplained 502) and still ends before API Gateway's 29 s limit.
     timeout: Duration.seconds(15),
     description: 'Verifies signed booking-service webhooks and forwards them to SQS',
-    ...(settings.reservedConcurrency === undefined
-      ? {}
-      : { reservedConcurrentExecutions: settings.reservedConcurrency }),
+    reservedConcurrentExecutions: settings.reservedConcurrency,
     environment: {
       SECRET_ID: secret.secretArn,
       QUEUE_URL: queue.queueUrl,

@@ -4,6 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
+import { InvalidConfigurationError } from './configuration-error.js';
 import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
 import type { WebhookReceiverProps } from './webhook-receiver.js';
 
@@ -14,12 +15,7 @@ export const INGRESS_KINDS = ['http-api', 'rest-api', 'function-url'] as const;
 export type IngressKind = (typeof INGRESS_KINDS)[number];
 
 /** Thrown when {@link WebhookReceiverProps} hold a value the receiver cannot work with. */
-export class InvalidWebhookReceiverPropsError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'InvalidWebhookReceiverPropsError';
-  }
-}
+export class InvalidWebhookReceiverPropsError extends InvalidConfigurationError {}
 
 /** Props with defaults applied and values checked: what the parts of the construct build from. */
 export interface ReceiverSettings {

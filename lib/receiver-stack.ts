@@ -1,15 +1,11 @@
 import { CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { InvalidConfigurationError } from './configuration-error.js';
 import { WebhookReceiver, type WebhookReceiverProps } from './webhook-receiver.js';
 
 /** Thrown when {@link ReceiverStackProps} hold a value the stack cannot use. */
-export class InvalidReceiverStackPropsError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'InvalidReceiverStackPropsError';
-  }
-}
+export class InvalidReceiverStackPropsError extends InvalidConfigurationError {}
 
 /**
  * Properties of {@link ReceiverStack}: the receiver's options, with the secret given by ARN. The
