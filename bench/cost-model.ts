@@ -111,6 +111,32 @@ const FRONT_DOOR: Record<PricedIngress, { component: string; perMillionCalls: nu
   },
 };
 
+/** A function's requests and its arm64 duration, as two lines of the bill. */
+function lambdaLines(
+  name: string,
+  invocations: number,
+  billedMs: number,
+  memoryMb: number,
+  prices: typeof PRICES,
+): CostLine[] {
+  return [
+    line(
+      `${name} Lambda requests`,
+      invocations,
+      'request',
+      prices.lambdaPerMillionRequests / 1e6,
+      perMillion(prices.lambdaPerMillionRequests, 'requests'),
+    ),
+    line(
+      `${name} Lambda duration (arm64)`,
+      invocations * (billedMs / 1000) * (memoryMb / 1024),
+      'GB-second',
+      prices.lambdaArm64PerGbSecond,
+      `$${prices.lambdaArm64PerGbSecond} per GB-second`,
+    ),
+  ];
+}
+
 /**
  * What one million queued webhooks cost through one front door, all in: the front door, the
  * receiver's requests and duration, the SQS send and the consumer's receives and deletes (one
@@ -123,8 +149,6 @@ export function estimateCostPerMillion(
 ): CostEstimate {
   const frontDoor = FRONT_DOOR[inputs.ingress];
   const batches = CALLS / inputs.consumerBatchSize;
-  const gbSeconds = (invocations: number, billedMs: number, memoryMb: number) =>
-    invocations * (billedMs / 1000) * (memoryMb / 1024);
   const sqsPerMillion =
     inputs.queue === 'fifo'
       ? prices.sqsFifoPerMillionRequests
@@ -138,7 +162,6 @@ export function estimateCostPerMillion(
         inputs.platformLogBytesPerInvocation +
         inputs.accessLogBytesPerCall) +
     batches * inputs.platformLogBytesPerInvocation;
-  const lambdaDuration = `$${prices.lambdaArm64PerGbSecond} per GB-second`;
   return bill([
     line(
       frontDoor.component,
@@ -147,20 +170,7 @@ export function estimateCostPerMillion(
       frontDoor.perMillionCalls / 1e6,
       perMillion(frontDoor.perMillionCalls, 'calls'),
     ),
-    line(
-      'Receiver Lambda requests',
-      CALLS,
-      'request',
-      prices.lambdaPerMillionRequests / 1e6,
-      perMillion(prices.lambdaPerMillionRequests, 'requests'),
-    ),
-    line(
-      'Receiver Lambda duration (arm64)',
-      gbSeconds(CALLS, inputs.receiverBilledMs, inputs.receiverMemoryMb),
-      'GB-second',
-      prices.lambdaArm64PerGbSecond,
-      lambdaDuration,
-    ),
+    ...lambdaLines('Receiver', CALLS, inputs.receiverBilledMs, inputs.receiverMemoryMb, prices),
     line(
       `SQS ${inputs.queue} requests (send, receive and delete per batch of ${inputs.consumerBatchSize})`,
       CALLS + 2 * batches,
@@ -168,19 +178,12 @@ export function estimateCostPerMillion(
       sqsPerMillion / 1e6,
       perMillion(sqsPerMillion, 'requests'),
     ),
-    line(
-      'Consumer Lambda requests',
+    ...lambdaLines(
+      'Consumer',
       batches,
-      'request',
-      prices.lambdaPerMillionRequests / 1e6,
-      perMillion(prices.lambdaPerMillionRequests, 'requests'),
-    ),
-    line(
-      'Consumer Lambda duration (arm64)',
-      gbSeconds(batches, inputs.consumerBilledMsPerBatch, inputs.consumerMemoryMb),
-      'GB-second',
-      prices.lambdaArm64PerGbSecond,
-      lambdaDuration,
+      inputs.consumerBilledMsPerBatch,
+      inputs.consumerMemoryMb,
+      prices,
     ),
     line(
       'Secrets Manager API calls (after caching)',

@@ -29,6 +29,18 @@ const EXISTING_QUEUE_ARN = 'arn:aws:sqs:eu-west-1:123456789012:bookings';
 const EXISTING_KEY_ARN =
   'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
+/** The receiver's statements before its queue grant: write its own logs, read its own secret. */
+function logsAndSecretStatements({ receiver, id }: Synthesized): unknown[] {
+  return [
+    writeLogsStatement(id(receiver.node.findChild('ReceiverLogs'))),
+    {
+      Effect: 'Allow',
+      Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+      Resource: { Ref: id(receiver.secret) },
+    },
+  ];
+}
+
 describe('Class: WebhookReceiver', () => {
   // Four synths for the whole file (bundling off): with the consumer, FIFO with every option set,
   // the defaults (no consumer), and an existing KMS-encrypted queue.
@@ -130,17 +142,10 @@ describe('Class: WebhookReceiver', () => {
     it('may only write its logs, read its own secret and send to its own queue', () => {
       // Prepare
       const { template, receiver, id } = standard;
-      const logGroup = receiver.node.findChild('ReceiverLogs');
-      const role = receiver.node.findChild('ReceiverRole');
 
       // Assess
-      expect(statementsOfRole(template, id(role))).toEqual([
-        writeLogsStatement(id(logGroup)),
-        {
-          Effect: 'Allow',
-          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-          Resource: { Ref: id(receiver.secret) },
-        },
+      expect(statementsOfRole(template, id(receiver.node.findChild('ReceiverRole')))).toEqual([
+        ...logsAndSecretStatements(standard),
         {
           Effect: 'Allow',
           Action: 'sqs:SendMessage',
@@ -174,17 +179,10 @@ describe('Class: WebhookReceiver', () => {
     it('grants only SendMessage on an existing queue, and its KMS key', () => {
       // Prepare
       const { template, receiver, id } = existing;
-      const logGroup = receiver.node.findChild('ReceiverLogs');
-      const role = receiver.node.findChild('ReceiverRole');
 
       // Assess
-      expect(statementsOfRole(template, id(role))).toEqual([
-        writeLogsStatement(id(logGroup)),
-        {
-          Effect: 'Allow',
-          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-          Resource: { Ref: id(receiver.secret) },
-        },
+      expect(statementsOfRole(template, id(receiver.node.findChild('ReceiverRole')))).toEqual([
+        ...logsAndSecretStatements(existing),
         { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: EXISTING_QUEUE_ARN },
         {
           Effect: 'Allow',
