@@ -1,25 +1,12 @@
-/**
- * AWS list prices in us-east-1 as found on 2026-11-21 (team copy: /tmp/team/prices.md).
- * Sources: https://aws.amazon.com/api-gateway/pricing/, https://aws.amazon.com/lambda/pricing/,
- * https://aws.amazon.com/sqs/pricing/, https://aws.amazon.com/secrets-manager/pricing/.
- */
-export const PRICES = {
-  date: '2026-11-21',
-  region: 'us-east-1',
-  /** REST API, first 333 million calls a month. */
-  apiGatewayRestPerMillionCalls: 3.5,
-  lambdaPerMillionRequests: 0.2,
-  /** arm64, first 7.5 billion GB-seconds a month; billed per 1 ms. */
-  lambdaArm64PerGbSecond: 0.0000133334,
-  /** Per million requests; each 64 KB chunk of a payload is one request. */
-  sqsStandardPerMillionRequests: 0.4,
-  sqsFifoPerMillionRequests: 0.5,
-  secretsManagerPer10kCalls: 0.05,
-  secretsManagerPerSecretMonth: 0.4,
-} as const;
+import { PRICES } from './prices.js';
+
+export { PRICES } from './prices.js';
 
 /** Memory at which Lambda gives a function one full vCPU (AWS Lambda documentation). */
 export const ONE_VCPU_MEMORY_MB = 1769;
+
+/** The front doors priced, as the construct's `ingress` prop names them. */
+export type PricedIngress = 'http-api' | 'rest-api' | 'function-url';
 
 /** Inputs of {@link estimateBilledDurationMs}. */
 export interface DurationInputs {
@@ -45,22 +32,30 @@ export function estimateBilledDurationMs(inputs: DurationInputs): number {
   return Math.max(1, Math.ceil(inputs.measuredMs * cpuSlowdown + inputs.sqsRoundTripMs));
 }
 
-/** What the monthly bill is computed from. */
-export interface CostAssumptions {
-  readonly webhooksPerMonth: number;
+/** What the bill of one million calls is computed from. */
+export interface CostInputs {
+  readonly ingress: PricedIngress;
   /** Billed duration of one receiver invocation, whole ms (see {@link estimateBilledDurationMs}). */
-  readonly billedDurationMs: number;
-  readonly memoryMb: number;
+  readonly receiverBilledMs: number;
+  readonly receiverMemoryMb: number;
   readonly queue: 'standard' | 'fifo';
-  /** SQS requests per webhook: the receiver's SendMessage plus the consumer's receive and delete. */
-  readonly sqsRequestsPerWebhook: number;
-  /** Execution environments that stay warm all month, each refreshing the keys on its own. */
+  /** Messages per consumer invocation: one ReceiveMessage and one DeleteMessageBatch each. */
+  readonly consumerBatchSize: number;
+  readonly consumerBilledMsPerBatch: number;
+  readonly consumerMemoryMb: number;
+  /** Execution environments warm all month, each reloading the keys on its own. */
   readonly warmEnvironments: number;
-  /** `SECRET_CACHE_SECONDS`: one refresh per environment per this many seconds, at most. */
+  /** `SECRET_CACHE_SECONDS`: one reload per environment per this many seconds, at most. */
   readonly secretCacheSeconds: number;
-  /** Secrets Manager calls per refresh (DescribeSecret + GetSecretValue in steady state). */
+  /** Secrets Manager calls per reload (DescribeSecret + GetSecretValue in steady state). */
   readonly secretCallsPerRefresh: number;
   readonly daysPerMonth: number;
+  /** Receiver's own log lines and EMF metrics per call. */
+  readonly receiverLogBytesPerCall: number;
+  /** Lambda's START, END and REPORT lines per invocation. */
+  readonly platformLogBytesPerInvocation: number;
+  /** The API's access log line per call (0 for a function URL, which writes none). */
+  readonly accessLogBytesPerCall: number;
 }
 
 /** One line of the bill. */
@@ -76,95 +71,161 @@ export interface CostLine {
   readonly usd: number;
 }
 
-/** A monthly bill: its lines and their sum. */
+/** A bill: its lines and their sum. */
 export interface CostEstimate {
   readonly lines: readonly CostLine[];
   readonly totalUsd: number;
 }
 
-/**
- * The monthly cost of receiving `webhooksPerMonth` webhooks at list prices, per component. Free
- * tiers are not subtracted; components the receiver does not drive (the consumer function, logs,
- * data transfer) are left out and named by the caller.
- *
- * @param assumptions - traffic, billed duration, memory, queue type, key refresh pattern
- * @param prices - list prices, {@link PRICES} by default
- */
-export function estimateMonthlyCost(
-  assumptions: CostAssumptions,
-  prices: typeof PRICES = PRICES,
-): CostEstimate {
-  const webhooks = assumptions.webhooksPerMonth;
-  const gbSeconds =
-    webhooks * (assumptions.billedDurationMs / 1000) * (assumptions.memoryMb / 1024);
-  const sqsRequests = webhooks * assumptions.sqsRequestsPerWebhook;
-  const sqsPerMillion =
-    assumptions.queue === 'fifo'
-      ? prices.sqsFifoPerMillionRequests
-      : prices.sqsStandardPerMillionRequests;
-  const refreshesPerEnvironment =
-    (assumptions.daysPerMonth * 86_400) / assumptions.secretCacheSeconds;
-  const secretCalls =
-    assumptions.warmEnvironments * refreshesPerEnvironment * assumptions.secretCallsPerRefresh;
-  const line = (
-    component: string,
-    quantity: number,
-    unit: string,
-    unitPriceUsd: number,
-    listPrice: string,
-  ): CostLine => ({
-    component,
-    quantity,
-    unit,
-    unitPriceUsd,
-    listPrice,
-    usd: quantity * unitPriceUsd,
-  });
-  const perMillion = (price: number, units: string): string =>
-    `$${price.toFixed(2)} per million ${units}`;
-  const lines: CostLine[] = [
+const CALLS = 1_000_000;
+
+function line(
+  component: string,
+  quantity: number,
+  unit: string,
+  unitPriceUsd: number,
+  listPrice: string,
+): CostLine {
+  return { component, quantity, unit, unitPriceUsd, listPrice, usd: quantity * unitPriceUsd };
+}
+
+const perMillion = (price: number, units: string): string =>
+  `$${price.toFixed(2)} per million ${units}`;
+
+function bill(lines: CostLine[]): CostEstimate {
+  return { lines, totalUsd: lines.reduce((sum, { usd }) => sum + usd, 0) };
+}
+
+const FRONT_DOOR: Record<PricedIngress, { component: string; perMillionCalls: number }> = {
+  'http-api': {
+    component: 'API Gateway HTTP API calls',
+    perMillionCalls: PRICES.apiGatewayHttpPerMillionCalls,
+  },
+  'rest-api': {
+    component: 'API Gateway REST API calls',
+    perMillionCalls: PRICES.apiGatewayRestPerMillionCalls,
+  },
+  'function-url': {
+    component: 'Lambda function URL calls',
+    perMillionCalls: PRICES.functionUrlPerMillionCalls,
+  },
+};
+
+/** A function's requests and its arm64 duration, as two lines of the bill. */
+function lambdaLines(
+  name: string,
+  invocations: number,
+  billedMs: number,
+  memoryMb: number,
+  prices: typeof PRICES,
+): CostLine[] {
+  return [
     line(
-      'API Gateway REST API calls',
-      webhooks,
-      'call',
-      prices.apiGatewayRestPerMillionCalls / 1e6,
-      perMillion(prices.apiGatewayRestPerMillionCalls, 'calls'),
-    ),
-    line(
-      'Lambda requests',
-      webhooks,
+      `${name} Lambda requests`,
+      invocations,
       'request',
       prices.lambdaPerMillionRequests / 1e6,
       perMillion(prices.lambdaPerMillionRequests, 'requests'),
     ),
     line(
-      'Lambda duration (arm64)',
-      gbSeconds,
+      `${name} Lambda duration (arm64)`,
+      invocations * (billedMs / 1000) * (memoryMb / 1024),
       'GB-second',
       prices.lambdaArm64PerGbSecond,
       `$${prices.lambdaArm64PerGbSecond} per GB-second`,
     ),
+  ];
+}
+
+/**
+ * What one million queued webhooks cost through one front door, all in: the front door, the
+ * receiver's requests and duration, the SQS send and the consumer's receives and deletes (one
+ * each per batch), the consumer's requests and duration, the Secrets Manager calls left after
+ * caching, and the CloudWatch Logs ingested. Free tiers are not subtracted.
+ */
+export function estimateCostPerMillion(
+  inputs: CostInputs,
+  prices: typeof PRICES = PRICES,
+): CostEstimate {
+  const frontDoor = FRONT_DOOR[inputs.ingress];
+  const batches = CALLS / inputs.consumerBatchSize;
+  const sqsPerMillion =
+    inputs.queue === 'fifo'
+      ? prices.sqsFifoPerMillionRequests
+      : prices.sqsStandardPerMillionRequests;
+  const refreshesPerEnvironment = (inputs.daysPerMonth * 86_400) / inputs.secretCacheSeconds;
+  const secretCalls =
+    inputs.warmEnvironments * refreshesPerEnvironment * inputs.secretCallsPerRefresh;
+  const logBytes =
+    CALLS *
+      (inputs.receiverLogBytesPerCall +
+        inputs.platformLogBytesPerInvocation +
+        inputs.accessLogBytesPerCall) +
+    batches * inputs.platformLogBytesPerInvocation;
+  return bill([
     line(
-      `SQS ${assumptions.queue} requests`,
-      sqsRequests,
+      frontDoor.component,
+      CALLS,
+      'call',
+      frontDoor.perMillionCalls / 1e6,
+      perMillion(frontDoor.perMillionCalls, 'calls'),
+    ),
+    ...lambdaLines('Receiver', CALLS, inputs.receiverBilledMs, inputs.receiverMemoryMb, prices),
+    line(
+      `SQS ${inputs.queue} requests (send, receive and delete per batch of ${inputs.consumerBatchSize})`,
+      CALLS + 2 * batches,
       'request',
       sqsPerMillion / 1e6,
       perMillion(sqsPerMillion, 'requests'),
     ),
+    ...lambdaLines(
+      'Consumer',
+      batches,
+      inputs.consumerBilledMsPerBatch,
+      inputs.consumerMemoryMb,
+      prices,
+    ),
     line(
-      'Secrets Manager API calls',
+      'Secrets Manager API calls (after caching)',
       secretCalls,
       'call',
       prices.secretsManagerPer10kCalls / 1e4,
       `$${prices.secretsManagerPer10kCalls.toFixed(2)} per 10,000 calls`,
     ),
     line(
+      'CloudWatch Logs ingested',
+      logBytes / 1e9,
+      'GB',
+      prices.cloudWatchLogsPerGbIngested,
+      `$${prices.cloudWatchLogsPerGbIngested.toFixed(2)} per GB`,
+    ),
+  ]);
+}
+
+/** The monthly cost that does not depend on traffic: the secret and the alarms. */
+export function estimateFixedMonthlyCost(
+  fixed: { readonly secrets: number; readonly alarms: number },
+  prices: typeof PRICES = PRICES,
+): CostEstimate {
+  return bill([
+    line(
       'Secrets Manager secret',
-      1,
+      fixed.secrets,
       'secret-month',
       prices.secretsManagerPerSecretMonth,
       `$${prices.secretsManagerPerSecretMonth.toFixed(2)} per secret per month`,
     ),
-  ];
-  return { lines, totalUsd: lines.reduce((sum, { usd }) => sum + usd, 0) };
+    line(
+      'CloudWatch alarms (standard resolution)',
+      fixed.alarms,
+      'alarm-month',
+      prices.cloudWatchPerAlarmMonth,
+      `$${prices.cloudWatchPerAlarmMonth.toFixed(2)} per alarm per month`,
+    ),
+  ]);
+}
+
+/** The line `npm run bench -- cost` prints per front door, exactly as checks read it. */
+export function costPerMillionLine(ingress: PricedIngress, usd: number): string {
+  return `cost per million ${ingress}: $${usd.toFixed(2)}`;
 }

@@ -1,14 +1,28 @@
+import { App, Stack } from 'aws-cdk-lib';
 import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
-import { RECEIVER_MEMORY_MB } from '../lib/webhook-receiver.js';
+import { HTTP_API_ACCESS_LOG_FORMAT } from '../lib/ingress/http-api.js';
+import { REST_API_ACCESS_LOG_FORMAT } from '../lib/ingress/rest-api.js';
+import { CONSUMER_BATCH_SIZE } from '../lib/queue-settings.js';
+import { RECEIVER_MEMORY_MB, WebhookReceiver } from '../lib/webhook-receiver.js';
 import {
-  type CostAssumptions,
+  type CostInputs,
+  costPerMillionLine,
   estimateBilledDurationMs,
-  estimateMonthlyCost,
+  estimateCostPerMillion,
+  estimateFixedMonthlyCost,
   ONE_VCPU_MEMORY_MB,
-  PRICES,
+  type PricedIngress,
 } from './cost-model.js';
 import { measureHandler } from './handler.js';
+import { PRICE_SOURCES, PRICES } from './prices.js';
 import type { BenchSection, BenchTable } from './section.js';
+
+/**
+ * CloudWatch Logs bytes the receiver writes per queued call (its log lines and EMF metrics), as
+ * the handler section measured it on 2026-11-22 (bench/results.md). The one input to update when
+ * the receiver's logging changes.
+ */
+export const RECEIVER_LOG_BYTES_PER_CALL = 854;
 
 /**
  * Assumed SendMessage round trip from Lambda to SQS in the same region, in ms. Not measured here
@@ -23,53 +37,129 @@ const SQS_ROUND_TRIP_MS = 20;
  */
 const WARM_ENVIRONMENTS = 2;
 
-const usd = (value: number): string => `$${value.toFixed(2)}`;
-const count = (value: number): string =>
-  Math.round(value).toLocaleString('en-US', { maximumFractionDigits: 0 });
+/** Assumed billed time of one consumer batch (parse and validate small JSON messages); not measured. */
+const CONSUMER_BILLED_MS_PER_BATCH = 100;
+const CONSUMER_MEMORY_MB = 256;
 
-/** Monthly AWS cost of a million webhooks, from the measured handler latency. */
+const INGRESSES: readonly PricedIngress[] = ['http-api', 'rest-api', 'function-url'];
+
+/** Lambda's own lines per invocation in text format (the REPORT line of a warm call), sized with typical values. */
+function platformLogBytes(): number {
+  const requestId = '8f5d3c0e-2b1a-4c7d-9e6f-0a1b2c3d4e5f';
+  const lines = [
+    `START RequestId: ${requestId} Version: $LATEST\n`,
+    `END RequestId: ${requestId}\n`,
+    `REPORT RequestId: ${requestId}\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: ${RECEIVER_MEMORY_MB} MB\tMax Memory Used: 98 MB\t\n`,
+  ];
+  return lines.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+}
+
+/** Values API Gateway puts in place of the access log variables, typical of one webhook call. */
+const ACCESS_LOG_SAMPLE: Record<string, string> = {
+  '$context.requestId': '8f5d3c0e-2b1a-4c7d-9e6f-0a1b2c3d4e5f',
+  '$context.identity.sourceIp': '203.0.113.17',
+  '$context.requestTime': '24/Nov/2026:20:10:00 +0000',
+  '$context.httpMethod': 'POST',
+  '$context.resourcePath': '/webhook',
+  '$context.routeKey': 'POST /webhook',
+  '$context.status': '200',
+  '$context.responseLength': '17',
+  '$context.responseLatency': '25',
+  '$context.integrationStatus': '200',
+  '$context.integrationErrorMessage': '-',
+  '$context.error.message': '-',
+  '$context.error.messageString': '-',
+};
+
+/** Bytes of one access log line: the construct's own format with the variables filled in. */
+function accessLogBytes(format: string): number {
+  const line = format.replace(/\$context\.[A-Za-z.]+/g, (name) => ACCESS_LOG_SAMPLE[name] ?? '-');
+  return Buffer.byteLength(`${line}\n`);
+}
+
+/** The number of alarms a default receiver creates, read from the construct itself. */
+function alarmCount(): number {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const receiver = new WebhookReceiver(new Stack(app, 'CostModel'), 'Receiver');
+  return Object.values(receiver.alarms).filter((alarm) => alarm !== undefined).length;
+}
+
+const usd = (value: number): string => `$${value.toFixed(2)}`;
+
+/** AWS cost of a million webhooks through each front door, from the measured handler latency. */
 export const costSection: BenchSection = {
   name: 'cost',
   async run(): Promise<BenchTable> {
     const handler = await measureHandler();
-    const billedDurationMs = estimateBilledDurationMs({
+    const receiverBilledMs = estimateBilledDurationMs({
       measuredMs: handler.queued.p99Ms,
       memoryMb: RECEIVER_MEMORY_MB,
       sqsRoundTripMs: SQS_ROUND_TRIP_MS,
     });
-    const assumptions: CostAssumptions = {
-      webhooksPerMonth: 1_000_000,
-      billedDurationMs,
-      memoryMb: RECEIVER_MEMORY_MB,
+    const accessLog: Record<PricedIngress, number> = {
+      'http-api': accessLogBytes(HTTP_API_ACCESS_LOG_FORMAT.toString()),
+      'rest-api': accessLogBytes(REST_API_ACCESS_LOG_FORMAT.toString()),
+      'function-url': 0,
+    };
+    const platform = platformLogBytes();
+    const inputs = (ingress: PricedIngress): CostInputs => ({
+      ingress,
+      receiverBilledMs,
+      receiverMemoryMb: RECEIVER_MEMORY_MB,
       queue: 'standard',
-      sqsRequestsPerWebhook: 3,
+      consumerBatchSize: CONSUMER_BATCH_SIZE,
+      consumerBilledMsPerBatch: CONSUMER_BILLED_MS_PER_BATCH,
+      consumerMemoryMb: CONSUMER_MEMORY_MB,
       warmEnvironments: WARM_ENVIRONMENTS,
       secretCacheSeconds: CONFIG_DEFAULTS.SECRET_CACHE_SECONDS,
       secretCallsPerRefresh: 2,
       daysPerMonth: 30,
-    };
-    const estimate = estimateMonthlyCost(assumptions);
-    const fifo = estimateMonthlyCost({ ...assumptions, queue: 'fifo' });
-    const logMegabytes = (handler.queued.outputBytes * assumptions.webhooksPerMonth) / 1e6;
+      receiverLogBytesPerCall: RECEIVER_LOG_BYTES_PER_CALL,
+      platformLogBytesPerInvocation: platform,
+      accessLogBytesPerCall: accessLog[ingress],
+    });
+    const estimates = INGRESSES.map((ingress) => estimateCostPerMillion(inputs(ingress)));
+    const fifo = estimateCostPerMillion({ ...inputs('http-api'), queue: 'fifo' });
+    const oneByOne = estimateCostPerMillion({ ...inputs('http-api'), consumerBatchSize: 1 });
+    const alarms = alarmCount();
+    const fixed = estimateFixedMonthlyCost({ secrets: 1, alarms });
+    const summary = INGRESSES.map((ingress, index) =>
+      costPerMillionLine(ingress, estimates[index]?.totalUsd ?? Number.NaN),
+    );
+    process.stdout.write(`${summary.join('\n')}\n`);
+    const components = (estimates[0]?.lines ?? []).map((_, row) => row);
     return {
-      title: `Cost of 1 million webhooks a month on AWS (list prices ${PRICES.region}, ${PRICES.date})`,
-      columns: ['component', 'quantity', 'list price', 'USD'],
+      title: `Cost of 1 million webhooks per front door (list prices ${PRICES.region}, ${PRICES.date})`,
+      columns: ['component', 'list price', ...INGRESSES],
       rows: [
-        ...estimate.lines.map((line) => [
-          line.component,
-          `${count(line.quantity)} ${line.unit}${line.quantity === 1 ? '' : 's'}`,
-          line.listPrice,
-          usd(line.usd),
-        ]),
-        ['Total', '', '', usd(estimate.totalUsd)],
+        ...components.map((row) => {
+          const lines = estimates.map((estimate) => estimate.lines[row]);
+          const first = lines[0];
+          return [
+            row === 0 ? 'Front door calls' : (first?.component ?? ''),
+            lines
+              .map((line) => line?.listPrice)
+              .filter((price, index, all) => all.indexOf(price) === index)
+              .join(' / '),
+            ...lines.map((line) => usd(line?.usd ?? Number.NaN)),
+          ];
+        }),
+        ['Total per million calls', '', ...estimates.map((estimate) => usd(estimate.totalUsd))],
+        [
+          `Fixed per month: 1 secret + ${alarms} alarms`,
+          fixed.lines.map((line) => line.listPrice).join(' + '),
+          ...INGRESSES.map(() => usd(fixed.totalUsd)),
+        ],
       ],
       notes: [
-        `Lambda duration: ${billedDurationMs} ms billed per call at ${RECEIVER_MEMORY_MB} MB = the measured in-process p99 of a queued call (${handler.queued.p99Ms.toFixed(2)} ms, handler section) x ${ONE_VCPU_MEMORY_MB}/${RECEIVER_MEMORY_MB} (the vCPU share of ${RECEIVER_MEMORY_MB} MB), + ${SQS_ROUND_TRIP_MS} ms assumed for the SendMessage round trip in the region, rounded up to 1 ms. Conservative: p99 rather than the median (${handler.queued.medianMs.toFixed(2)} ms), and the whole time scaled, though only CPU work slows down.`,
-        "SQS: 3 requests per webhook, each body well under 64 KB: the receiver's SendMessage, and the consumer's ReceiveMessage and DeleteMessage counted once per message (a batch of one, as at this rate; larger batches cost less). The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included.",
-        `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${CONFIG_DEFAULTS.SECRET_CACHE_SECONDS} s) with 2 calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls). For PREVIOUS_KEY_GRACE_SECONDS after a rotation a reload makes 3 calls.`,
-        `With a FIFO queue (context fifo=true) SQS costs ${usd(fifo.lines.find((line) => line.component.startsWith('SQS'))?.usd ?? Number.NaN)} and the total is ${usd(fifo.totalUsd)}.`,
-        `Not included: free tiers (all would lower the figure), the example consumer function, CloudWatch Logs (the receiver writes about ${handler.queued.outputBytes.toFixed(0)} bytes of log and EMF per queued call, ${logMegabytes.toFixed(0)} MB per million), alarms, data transfer. SQS-managed encryption is free.`,
-        'Prices: https://aws.amazon.com/api-gateway/pricing/, https://aws.amazon.com/lambda/pricing/, https://aws.amazon.com/sqs/pricing/, https://aws.amazon.com/secrets-manager/pricing/.',
+        ...summary,
+        `Receiver duration: ${receiverBilledMs} ms billed per call at ${RECEIVER_MEMORY_MB} MB = the measured in-process p99 of a queued call (${handler.queued.p99Ms.toFixed(2)} ms, handler section) x ${ONE_VCPU_MEMORY_MB}/${RECEIVER_MEMORY_MB} (the vCPU share of ${RECEIVER_MEMORY_MB} MB), + ${SQS_ROUND_TRIP_MS} ms assumed for the SendMessage round trip, rounded up to 1 ms. Conservative: p99 rather than the median (${handler.queued.medianMs.toFixed(2)} ms), and the whole time scaled, though only CPU work slows down.`,
+        `CloudWatch Logs per call: ${RECEIVER_LOG_BYTES_PER_CALL} bytes of receiver log and EMF (RECEIVER_LOG_BYTES_PER_CALL, from the handler section of 2026-11-22; this run measured ${handler.queued.outputBytes.toFixed(0)}), ${platform} bytes of Lambda START/END/REPORT lines per invocation (receiver, and consumer per batch), and the access log line rendered from the construct's own format: ${accessLog['http-api']} bytes (HTTP API), ${accessLog['rest-api']} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
+        `SQS: the receiver's SendMessage per call, and per consumer batch of ${CONSUMER_BATCH_SIZE} (the construct's consumerBatchSize) one ReceiveMessage and one DeleteMessageBatch. At a steady 0.4 calls per second the 1 s batching window fills batches of about 1: priced with batches of 1, http-api costs ${usd(oneByOne.totalUsd)}. The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included. With a FIFO queue, http-api costs ${usd(fifo.totalUsd)}.`,
+        `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured).`,
+        `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${CONFIG_DEFAULTS.SECRET_CACHE_SECONDS} s) with 2 calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
+        'Not included: free tiers (all would lower the figures), data transfer, X-Ray (tracing is off by default), a WAF web ACL (rest-api with webAclArn). SQS-managed encryption is free.',
+        `Prices (${PRICES.region}, read ${PRICES.date}): ${[...new Set(Object.values(PRICE_SOURCES))].join(', ')}.`,
       ],
     };
   },

@@ -1,13 +1,10 @@
 import type { Node } from 'constructs';
+import { InvalidConfigurationError } from './configuration-error.js';
+import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
 import type { ReceiverStackProps } from './receiver-stack.js';
 
 /** Thrown when a CDK context value (`-c key=value` or `cdk.json`) cannot be used. */
-export class InvalidContextError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'InvalidContextError';
-  }
-}
+export class InvalidContextError extends InvalidConfigurationError {}
 
 /** The stack to deploy, as chosen by CDK context. */
 export interface ReceiverContext {
@@ -41,7 +38,14 @@ export function readReceiverContext(node: Node): ReceiverContext {
     );
   }
   const props: ReceiverStackProps = {
+    ...optional('ingress', readIngress(get('ingress'))),
+    ...optional('webAclArn', readString('webAclArn', get('webAclArn'))),
+    ...optional(
+      'reservedConcurrency',
+      readNumber('reservedConcurrency', get('reservedConcurrency')),
+    ),
     ...optional('secretArn', readString('secretArn', get('secretArn'))),
+    ...optional('secretJsonField', readString('secretJsonField', get('secretJsonField'))),
     ...optional('fifo', readBoolean('fifo', get('fifo'))),
     ...optional(
       'signatureToleranceSeconds',
@@ -56,6 +60,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
     ...optional('alarmEmail', readString('alarmEmail', get('alarmEmail'))),
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
+    ...optional('tracing', readBoolean('tracing', get('tracing'))),
   };
   return { stackName, props };
 }
@@ -63,6 +68,16 @@ export function readReceiverContext(node: Node): ReceiverContext {
 /** `{ [key]: value }` when there is a value, `{}` otherwise (optional props must be absent, not undefined). */
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function readIngress(value: unknown): IngressKind | undefined {
+  const ingress = readString('ingress', value);
+  if (ingress === undefined || (INGRESS_KINDS as readonly string[]).includes(ingress)) {
+    return ingress as IngressKind | undefined;
+  }
+  throw new InvalidContextError(
+    `context ingress must be one of ${INGRESS_KINDS.join(', ')}, got ${JSON.stringify(ingress)}`,
+  );
 }
 
 function readString(key: string, value: unknown): string | undefined {

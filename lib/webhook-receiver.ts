@@ -1,72 +1,56 @@
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Aws, Duration, Names, Token } from 'aws-cdk-lib';
-import * as apigateway from 'aws-cdk-lib/aws-apigateway';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type { Duration } from 'aws-cdk-lib';
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
-import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
-import {
-  CONSUMER_BATCH_SIZE,
-  CONSUMER_BATCHING_WINDOW_SECONDS,
-  CONSUMER_TIMEOUT_SECONDS,
-  QUEUE_SETTINGS,
-} from './queue-settings.js';
+import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
+import { createConsumerFunction } from './consumer-function.js';
+import { INGRESS_FACTORIES } from './ingress/index.js';
+import { acknowledgeNagFindings } from './nag.js';
+import { createQueues } from './queues.js';
+import { createReceiverFunction } from './receiver-function.js';
+import { type IngressKind, resolveSettings } from './receiver-settings.js';
 
-/** Runtime of both functions; esbuild's target (`node24`) follows from it. */
-export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
-
-/**
- * esbuild options of both functions. Exported so `npm run bench` builds the receiver exactly as
- * deployed when it measures the bundle's size and cold start.
- */
-export const LAMBDA_BUNDLING: nodejs.BundlingOptions = {
-  format: nodejs.OutputFormat.ESM,
-  // Prefer the packages' ES module builds; fall back to CommonJS where there is none.
-  mainFields: ['module', 'main'],
-  // ES modules have no require(). Today's bundles make no require() call, but a CommonJS
-  // dependency added later would call it for Node built-ins and fail only at run time
-  // ("Dynamic require ... is not supported"); this defines it up front.
-  banner:
-    "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  minify: true,
-  sourceMap: true,
-  // Stack traces need the mappings, not the sources: keeps the asset small.
-  sourcesContent: false,
-  bundleAwsSDK: true,
-};
-
-/**
- * Memory of the receiver function, in MB. Memory buys CPU on Lambda: 512 MB keeps the cold start
- * (bundled SDK, first Secrets Manager call) short for the sender waiting on the response; a warm
- * call is an HMAC and one SendMessage, far below what this size costs to matter. The cost figures
- * of `npm run bench` use it.
- */
-export const RECEIVER_MEMORY_MB = 512;
-
-/** Repository root: the Lambda entry files and the lock file esbuild resolves against live here. */
-const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/** Thrown when {@link WebhookReceiverProps} hold a value the receiver cannot work with. */
-export class InvalidWebhookReceiverPropsError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'InvalidWebhookReceiverPropsError';
-  }
-}
+export type { WebhookReceiverAlarms } from './alarms.js';
+export { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from './lambda-function.js';
+export { RECEIVER_MEMORY_MB } from './receiver-function.js';
+export {
+  INGRESS_KINDS,
+  type IngressKind,
+  InvalidWebhookReceiverPropsError,
+} from './receiver-settings.js';
 
 /** Properties of {@link WebhookReceiver}. */
 export interface WebhookReceiverProps {
+  /**
+   * The front door senders POST to: `http-api` (API Gateway HTTP API, payload format 2.0),
+   * `rest-api` (API Gateway REST API, the only one that takes a WAF web ACL) or `function-url`
+   * (a Lambda function URL, the cheapest, throttled by `reservedConcurrency`).
+   * @default 'http-api'
+   */
+  readonly ingress?: IngressKind;
+
+  /**
+   * ARN of a regional WAFv2 web ACL to associate with the REST API stage. Only with
+   * `ingress: 'rest-api'`.
+   * @default - no web ACL
+   */
+  readonly webAclArn?: string;
+
+  /**
+   * Reserved concurrency of the receiver function: the throttle of `function-url`, which has no
+   * API stage. A new account may not have the unreserved concurrency to spare.
+   * @default - none reserved
+   */
+  readonly reservedConcurrency?: number;
+
   /**
    * Secret whose `SecretString` is the signing key issued by the booking service.
    * Import one with `Secret.fromSecretCompleteArn` (the console ARN, ending in `-` and six
@@ -79,8 +63,35 @@ export interface WebhookReceiverProps {
   readonly secret?: secretsmanager.ISecret;
 
   /**
+   * When the secret's `SecretString` is a JSON object with several fields, the field holding the
+   * key (the receiver's `SECRET_JSON_FIELD`).
+   * @default - none: a JSON object's only string field is the key
+   */
+  readonly secretJsonField?: string;
+
+  /**
+   * A queue of yours to forward verified events to. Then no queue or dead-letter queue is
+   * created, and the receiver may only `sqs:SendMessage` to it (plus use its KMS key, if any).
+   * @default - a new queue with a dead-letter queue
+   */
+  readonly existingQueue?: sqs.IQueue;
+
+  /**
+   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 14 days'
+   * retention, 1 MiB messages, dead-letter queue after 5 receives). Not with `existingQueue`.
+   * @default - the construct's
+   */
+  readonly queueProps?: sqs.QueueProps;
+
+  /**
+   * Dead-letter queue properties merged over the construct's. Not with `existingQueue`.
+   * @default - the construct's
+   */
+  readonly deadLetterQueueProps?: sqs.QueueProps;
+
+  /**
    * Use FIFO queues: messages of one booking (`data.id`) stay in order and a sender's retry within
-   * SQS's 5-minute deduplication window is stored once.
+   * SQS's 5-minute deduplication window is stored once. With `existingQueue`, the queue decides.
    * @default false
    */
   readonly fifo?: boolean;
@@ -106,13 +117,14 @@ export interface WebhookReceiverProps {
   readonly forwardEvents?: readonly string[];
 
   /**
-   * Steady-state request rate the API stage accepts, in requests per second.
+   * Steady-state request rate the API stage accepts, in requests per second. Not with
+   * `function-url`.
    * @default 100
    */
   readonly throttleRateLimit?: number;
 
   /**
-   * Burst of requests the API stage accepts above the steady rate.
+   * Burst of requests the API stage accepts above the steady rate. Not with `function-url`.
    * @default 200
    */
   readonly throttleBurstLimit?: number;
@@ -120,21 +132,48 @@ export interface WebhookReceiverProps {
   /**
    * E-mail address subscribed to an SNS topic that every alarm notifies (the address must confirm
    * the subscription from the e-mail AWS sends).
-   * @default - no topic; the alarms are still created and visible in CloudWatch
+   * @default - no topic
    */
   readonly alarmEmail?: string;
 
   /**
-   * Deploy the example consumer (`lambda/consumer/index.ts`) on the queue.
-   * Turn it off when your own consumer reads {@link WebhookReceiver.queue}.
-   * @default true
+   * Actions every alarm takes, beside the e-mail topic of `alarmEmail`.
+   * @default - none; the alarms are still created and visible in CloudWatch
+   */
+  readonly alarmActions?: readonly cloudwatch.IAlarmAction[];
+
+  /**
+   * Deploy the example consumer (`lambda/consumer/index.ts`) on the queue. Leave it off when your
+   * own consumer reads {@link WebhookReceiver.queue}.
+   * @default false
    */
   readonly consumer?: boolean;
 
   /**
+   * Messages the example consumer takes per invocation (at most 10 on a FIFO queue).
+   * @default 10
+   */
+  readonly consumerBatchSize?: number;
+
+  /**
+   * How long Lambda gathers messages before invoking the example consumer (standard queues only);
+   * the queue's visibility timeout follows it.
+   * @default Duration.seconds(1)
+   */
+  readonly consumerMaxBatchingWindow?: Duration;
+
+  /**
+   * X-Ray active tracing of the functions and the REST API stage (HTTP APIs and function URLs
+   * have no tracing of their own). Off by default: X-Ray costs more per call than the rest of
+   * the stack.
+   * @default false
+   */
+  readonly tracing?: boolean;
+
+  /**
    * Powertools service name of the receiver: the `service` dimension of its metrics, which the
-   * signature-rejection alarm watches. Give each receiver in one account and region its own name.
-   * @default 'webhook-receiver'
+   * signature-rejection and key-load alarms watch.
+   * @default - 'webhook-receiver-' and a hash of the construct's path, unique per instance
    */
   readonly serviceName?: string;
 
@@ -159,46 +198,34 @@ export interface WebhookReceiverProps {
   readonly messageAgeAlarmThreshold?: Duration;
 
   /**
-   * Create the account-wide role API Gateway needs to write execution logs. Turn it off when the
-   * account and region already have one (for example a second receiver), to keep a single owner.
+   * With `rest-api`: set the account-wide role API Gateway needs to write execution logs (once per
+   * stack, whatever the number of receivers). Turn it off when the account and region already
+   * have one, to keep a single owner.
    * @default true
    */
   readonly apiGatewayCloudWatchRole?: boolean;
 }
 
-/** The alarms a {@link WebhookReceiver} creates, each notifying the alarm topic when there is one. */
-export interface WebhookReceiverAlarms {
-  /** The dead-letter queue holds at least one message: a booking the consumer could not process. */
-  readonly deadLetterQueueNotEmpty: cloudwatch.Alarm;
-  /** The oldest message in the queue is older than the threshold: the consumer is down or slow. */
-  readonly oldestMessageAge: cloudwatch.Alarm;
-  /** The receiver function failed with an uncaught error (a bug; outages are answered 503). */
-  readonly receiverErrors: cloudwatch.Alarm;
-  /** The receiver function was throttled by Lambda concurrency limits. */
-  readonly receiverThrottles: cloudwatch.Alarm;
-  /** The API answered 5xx: a delivery the sender must retry (SQS or Secrets Manager unavailable). */
-  readonly apiServerErrors: cloudwatch.Alarm;
-  /** A spike of signature rejections (the receiver's `SignatureRejected` metric). */
-  readonly signatureRejections: cloudwatch.Alarm;
-}
-
 /**
- * Production receiver for the booking service's signed webhooks: a regional REST API
- * (`POST /webhook`) invokes a Lambda that verifies the `Service-Signature` with keys from Secrets
- * Manager and forwards verified events to an encrypted SQS queue with a dead-letter queue, watched
- * by CloudWatch alarms. An example consumer reads the queue with partial batch failures.
+ * Production receiver for the booking service's signed webhooks: a front door of your choice
+ * (HTTP API, REST API or function URL, `POST /webhook`) invokes a Lambda that verifies the
+ * `Service-Signature` with keys from Secrets Manager and forwards verified events to an encrypted
+ * SQS queue with a dead-letter queue (or to your own queue), watched by CloudWatch alarms. The
+ * cdk-nag findings this design accepts are acknowledged on its own resources, with reasons.
  */
 export class WebhookReceiver extends Construct {
-  /** The REST API; `POST /webhook` is its only route. */
-  public readonly api: apigateway.RestApi;
-  /** The URL to register with the booking service. */
+  /** The API (`http-api`: HTTP API, `rest-api`: REST API); `POST /webhook` is its only route. */
+  public readonly api: apigatewayv2.HttpApi | apigateway.RestApi | undefined;
+  /** The function URL, with `ingress: 'function-url'`. */
+  public readonly functionUrl: lambda.FunctionUrl | undefined;
+  /** The full URL to register with the booking service. */
   public readonly url: string;
   /** The receiver function (add environment variables here, e.g. `SECRET_CACHE_SECONDS`). */
-  public readonly handler: nodejs.NodejsFunction;
-  /** The queue verified events are forwarded to. */
-  public readonly queue: sqs.Queue;
-  /** Where messages land after the consumer failed on them 5 times. */
-  public readonly deadLetterQueue: sqs.Queue;
+  public readonly receiverFunction: nodejs.NodejsFunction;
+  /** The queue verified events are forwarded to (`existingQueue` when given). */
+  public readonly queue: sqs.IQueue;
+  /** Where messages land after the consumer failed on them 5 times; none with `existingQueue`. */
+  public readonly deadLetterQueue: sqs.Queue | undefined;
   /** The secret holding the signing key. */
   public readonly secret: secretsmanager.ISecret;
   /** The example consumer, when {@link WebhookReceiverProps.consumer} is on. */
@@ -207,35 +234,40 @@ export class WebhookReceiver extends Construct {
   public readonly alarmTopic: sns.Topic | undefined;
   /** The alarms, by what they watch. */
   public readonly alarms: WebhookReceiverAlarms;
-  /** The API's access log group. */
-  public readonly accessLogGroup: logs.LogGroup;
-
-  private readonly settings: Settings;
+  /** The API's access log group; none for a function URL. */
+  public readonly accessLogGroup: logs.LogGroup | undefined;
 
   constructor(scope: Construct, id: string, props: WebhookReceiverProps = {}) {
     super(scope, id);
-    this.settings = resolveSettings(props);
+    const settings = resolveSettings(this, props);
 
     this.secret = props.secret ?? this.createPlaceholderSecret();
-    this.deadLetterQueue = this.createQueue('DeadLetterQueue');
-    this.queue = this.createQueue('Queue', {
-      queue: this.deadLetterQueue,
-      maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount,
-    });
+    const { queue, deadLetterQueue } = createQueues(this, settings);
+    this.queue = queue;
+    this.deadLetterQueue = deadLetterQueue;
+    this.receiverFunction = createReceiverFunction(this, settings, this.secret, this.queue);
 
-    this.handler = this.createReceiverFunction();
-    this.secret.grantRead(this.handler);
-    this.queue.grantSendMessages(this.handler);
+    const ingress = INGRESS_FACTORIES[settings.ingress](this, settings, this.receiverFunction);
+    this.api = ingress.api;
+    this.functionUrl = ingress.functionUrl;
+    this.accessLogGroup = ingress.accessLogGroup;
+    this.url = ingress.url;
 
-    this.accessLogGroup = this.createLogGroup('AccessLogs');
-    this.api = this.createApi();
-    this.url = this.api.urlForPath('/webhook');
-
-    this.consumer = this.settings.consumer ? this.createConsumerFunction() : undefined;
-    this.alarmTopic = this.settings.alarmEmail
-      ? this.createAlarmTopic(this.settings.alarmEmail)
+    this.consumer = settings.consumer
+      ? createConsumerFunction(this, settings, this.queue)
       : undefined;
-    this.alarms = this.createAlarms();
+    this.alarmTopic = settings.alarmEmail ? createAlarmTopic(this, settings.alarmEmail) : undefined;
+    this.alarms = createAlarms(
+      this,
+      settings,
+      {
+        queue: this.queue,
+        deadLetterQueue: this.deadLetterQueue,
+        receiverFunction: this.receiverFunction,
+        serverErrors: ingress.serverErrors,
+      },
+      [...settings.alarmActions, ...(this.alarmTopic ? [new SnsAction(this.alarmTopic)] : [])],
+    );
   }
 
   private createPlaceholderSecret(): secretsmanager.ISecret {
@@ -247,362 +279,14 @@ export class WebhookReceiver extends Construct {
         'Webhook signing key issued by the booking service (replace the random placeholder with put-secret-value)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
+    acknowledgeNagFindings(secret, {
+      pack: 'AwsSolutions',
+      rule: 'AwsSolutions-SMG4',
+      reason:
+        'AwsSolutions-SMG4 (rotation): the signing key is issued by the booking service, so a rotation Lambda could not generate a valid one; rotate by staging the new key (the receiver accepts AWSPENDING, and AWSPREVIOUS during the grace period).',
+    });
     // Secret declares secretFullArn as `string | undefined`, which exactOptionalPropertyTypes
     // does not accept for ISecret's optional field; the object is an ISecret all the same.
     return secret as secretsmanager.ISecret;
   }
-
-  private createQueue(id: string, deadLetterQueue?: sqs.DeadLetterQueue): sqs.Queue {
-    return new sqs.Queue(this, id, {
-      // SQS-managed SSE: encrypted at rest at no cost, and no KMS key policy to keep in step with
-      // every producer and consumer (a customer managed key adds cost and a failure mode).
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.seconds(QUEUE_SETTINGS.retentionPeriodSeconds),
-      maxMessageSizeBytes: QUEUE_SETTINGS.maxMessageSizeBytes,
-      ...(this.settings.fifo ? { fifo: true } : {}),
-      ...(deadLetterQueue
-        ? {
-            deadLetterQueue,
-            visibilityTimeout: Duration.seconds(QUEUE_SETTINGS.visibilityTimeoutSeconds),
-          }
-        : {}),
-    });
-  }
-
-  private createLogGroup(id: string): logs.LogGroup {
-    return new logs.LogGroup(this, id, { retention: this.settings.logRetention });
-  }
-
-  /**
-   * A Node.js 24 ARM64 function bundled locally by esbuild (no Docker): minified ESM with the AWS
-   * SDK inside, so the deployed code runs the SDK versions the tests ran, and source maps for
-   * readable stack traces. Its role may only write to its own log group: no managed policy.
-   */
-  private createFunction(
-    id: string,
-    entry: string,
-    options: {
-      memorySize: number;
-      timeout: Duration;
-      description: string;
-      environment: Record<string, string>;
-    },
-  ): nodejs.NodejsFunction {
-    const logGroup = this.createLogGroup(`${id}Logs`);
-    const role = new iam.Role(this, `${id}Role`, {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `Execution role of ${options.description}`,
-    });
-    logGroup.grantWrite(role);
-    return new nodejs.NodejsFunction(this, id, {
-      entry: join(PROJECT_ROOT, entry),
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      handler: 'handler',
-      runtime: LAMBDA_RUNTIME,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: options.memorySize,
-      timeout: options.timeout,
-      description: options.description,
-      role,
-      logGroup,
-      environment: {
-        POWERTOOLS_SERVICE_NAME: this.settings.serviceName,
-        POWERTOOLS_METRICS_NAMESPACE: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
-        NODE_OPTIONS: '--enable-source-maps',
-        ...options.environment,
-      },
-      bundling: LAMBDA_BUNDLING,
-    });
-  }
-
-  private createReceiverFunction(): nodejs.NodejsFunction {
-    return this.createFunction('Receiver', 'lambda/receiver/index.ts', {
-      memorySize: RECEIVER_MEMORY_MB,
-      // A warm call takes milliseconds. The receiver gives a key load and a send 5 s each before it
-      // answers 503 with Retry-After; 15 s lets those deadlines end first (a Lambda timeout would
-      // reach the sender as an unexplained 502) and still ends before API Gateway's 29 s limit.
-      timeout: Duration.seconds(15),
-      description: 'Verifies signed booking-service webhooks and forwards them to SQS',
-      environment: {
-        SECRET_ID: this.secret.secretArn,
-        QUEUE_URL: this.queue.queueUrl,
-        SIGNATURE_TOLERANCE_SECONDS: String(this.settings.signatureToleranceSeconds),
-        PREVIOUS_KEY_GRACE_SECONDS: String(this.settings.previousKeyGraceSeconds),
-        FORWARD_EVENTS: this.settings.forwardEvents.join(','),
-      },
-    });
-  }
-
-  private createApi(): apigateway.RestApi {
-    const api = new apigateway.RestApi(this, 'Api', {
-      // Unique in the account: API Gateway metrics (and so the 5xx alarm) are keyed by this name.
-      restApiName: Names.uniqueResourceName(this, { maxLength: 128, separator: '-' }),
-      description: 'Receives signed webhooks from the booking service',
-      endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
-      cloudWatchRole: this.settings.apiGatewayCloudWatchRole,
-      deployOptions: {
-        throttlingRateLimit: this.settings.throttleRateLimit,
-        throttlingBurstLimit: this.settings.throttleBurstLimit,
-        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
-        accessLogFormat: ACCESS_LOG_FORMAT,
-        metricsEnabled: true,
-        // Errors only, and never request bodies: payloads carry the booking user's name and e-mail.
-        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
-      },
-    });
-    api.root
-      .addResource('webhook')
-      .addMethod('POST', new apigateway.LambdaIntegration(this.handler, { proxy: true }));
-    // RestApi always adds an output with the stage's base URL; registering that URL instead of
-    // `url` (which ends in /webhook) would send every delivery to a 403.
-    api.node.tryRemoveChild('Endpoint');
-    return api;
-  }
-
-  private createConsumerFunction(): nodejs.NodejsFunction {
-    const consumer = this.createFunction('Consumer', 'lambda/consumer/index.ts', {
-      // Parsing and validating a batch of at most 10 small JSON messages needs little memory.
-      memorySize: 256,
-      timeout: CONSUMER_TIMEOUT,
-      description: 'Example consumer of verified booking-service webhooks',
-      // Its own service name, so its logs and metrics are not mistaken for the receiver's.
-      environment: { POWERTOOLS_SERVICE_NAME: `${this.settings.serviceName}-consumer` },
-    });
-    consumer.addEventSource(
-      new SqsEventSource(this.queue, {
-        // Small batches: a poison message costs one retry of its own record (partial batch
-        // responses), and 10 is the most a FIFO queue delivers per batch anyway.
-        batchSize: CONSUMER_BATCH_SIZE,
-        // Bookings are few and should arrive promptly: wait at most 1 s to fill a batch. FIFO
-        // event sources do not support a batching window.
-        ...(this.settings.fifo ? {} : { maxBatchingWindow: CONSUMER_BATCHING_WINDOW }),
-        reportBatchItemFailures: true,
-      }),
-    );
-    return consumer;
-  }
-
-  private createAlarmTopic(email: string): sns.Topic {
-    const topic = new sns.Topic(this, 'AlarmTopic', {
-      displayName: 'Webhook receiver alarms',
-      enforceSSL: true,
-    });
-    // A topic policy replaces SNS's default one, so CloudWatch must be allowed explicitly, and only
-    // for alarms of this account and region.
-    topic.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'AllowCloudWatchAlarms',
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-          ArnLike: {
-            'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*`,
-          },
-        },
-      }),
-    );
-    topic.addSubscription(new EmailSubscription(email));
-    return topic;
-  }
-
-  private createAlarms(): WebhookReceiverAlarms {
-    const fiveMinutes = Duration.minutes(5);
-    return {
-      deadLetterQueueNotEmpty: this.alarm('DeadLetterQueueNotEmpty', {
-        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          statistic: cloudwatch.Stats.MAXIMUM,
-          period: Duration.minutes(1),
-        }),
-        threshold: 0,
-        description: 'The dead-letter queue holds bookings the consumer failed on 5 times.',
-      }),
-      oldestMessageAge: this.alarm('OldestMessageAge', {
-        metric: this.queue.metricApproximateAgeOfOldestMessage({
-          statistic: cloudwatch.Stats.MAXIMUM,
-          period: Duration.minutes(1),
-        }),
-        threshold: this.settings.messageAgeAlarmThreshold.toSeconds(),
-        description: 'Queued bookings wait too long: the consumer is down or too slow.',
-      }),
-      receiverErrors: this.alarm('ReceiverErrors', {
-        metric: this.handler.metricErrors({ period: fiveMinutes }),
-        threshold: 0,
-        description: 'The receiver function failed with an uncaught error.',
-      }),
-      receiverThrottles: this.alarm('ReceiverThrottles', {
-        metric: this.handler.metricThrottles({ period: fiveMinutes }),
-        threshold: 0,
-        description: 'The receiver function was throttled; deliveries were refused.',
-      }),
-      apiServerErrors: this.alarm('ApiServerErrors', {
-        metric: this.api.metricServerError({
-          period: fiveMinutes,
-          statistic: cloudwatch.Stats.SUM,
-        }),
-        threshold: 0,
-        description: 'The API answered 5xx: deliveries were not acknowledged and will be retried.',
-      }),
-      signatureRejections: this.alarm('SignatureRejections', {
-        metric: new cloudwatch.Metric({
-          namespace: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
-          metricName: METRIC_NAMES.signatureRejected,
-          dimensionsMap: { service: this.settings.serviceName },
-          statistic: cloudwatch.Stats.SUM,
-          period: fiveMinutes,
-        }),
-        threshold: this.settings.signatureRejectionAlarmThreshold - 1,
-        description:
-          'A spike of requests with a missing or wrong signature: forgery or a stale key.',
-      }),
-    };
-  }
-
-  /** An alarm on `metric > threshold` over one period that treats missing data as healthy. */
-  private alarm(
-    id: string,
-    options: { metric: cloudwatch.IMetric; threshold: number; description: string },
-  ): cloudwatch.Alarm {
-    const alarm = new cloudwatch.Alarm(this, `${id}Alarm`, {
-      metric: options.metric,
-      threshold: options.threshold,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      // No traffic means nothing is wrong: metrics for queues and functions are absent when idle.
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: options.description,
-    });
-    if (this.alarmTopic) {
-      alarm.addAlarmAction(new SnsAction(this.alarmTopic));
-    }
-    return alarm;
-  }
-}
-
-const CONSUMER_TIMEOUT = Duration.seconds(CONSUMER_TIMEOUT_SECONDS);
-const CONSUMER_BATCHING_WINDOW = Duration.seconds(CONSUMER_BATCHING_WINDOW_SECONDS);
-
-/** JSON access log line: who called, what was answered, and how long the receiver took. */
-const ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
-  JSON.stringify({
-    requestId: apigateway.AccessLogField.contextRequestId(),
-    sourceIp: apigateway.AccessLogField.contextIdentitySourceIp(),
-    requestTime: apigateway.AccessLogField.contextRequestTime(),
-    httpMethod: apigateway.AccessLogField.contextHttpMethod(),
-    resourcePath: apigateway.AccessLogField.contextResourcePath(),
-    status: apigateway.AccessLogField.contextStatus(),
-    responseLength: apigateway.AccessLogField.contextResponseLength(),
-    responseLatency: apigateway.AccessLogField.contextResponseLatency(),
-    integrationStatus: apigateway.AccessLogField.contextIntegrationStatus(),
-    integrationErrorMessage: apigateway.AccessLogField.contextIntegrationErrorMessage(),
-    errorMessage: apigateway.AccessLogField.contextErrorMessage(),
-  }),
-);
-
-/** Props with defaults applied and values checked. */
-interface Settings {
-  readonly fifo: boolean;
-  readonly signatureToleranceSeconds: number;
-  readonly previousKeyGraceSeconds: number;
-  readonly forwardEvents: readonly string[];
-  readonly throttleRateLimit: number;
-  readonly throttleBurstLimit: number;
-  readonly alarmEmail: string | undefined;
-  readonly consumer: boolean;
-  readonly serviceName: string;
-  readonly logRetention: logs.RetentionDays;
-  readonly signatureRejectionAlarmThreshold: number;
-  readonly messageAgeAlarmThreshold: Duration;
-  readonly apiGatewayCloudWatchRole: boolean;
-}
-
-const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
-
-function resolveSettings(props: WebhookReceiverProps): Settings {
-  const forwardEvents = props.forwardEvents ?? [CONFIG_DEFAULTS.FORWARD_EVENTS];
-  // Names are checked here because FORWARD_EVENTS is their comma-joined list; the rest of the
-  // rule is the receiver's own, so the stack cannot deploy a list the function refuses.
-  const badEvent = forwardEvents.find((event) => event !== '*' && !EVENT_NAME.test(event));
-  if (badEvent !== undefined) {
-    throw new InvalidWebhookReceiverPropsError(
-      `forwardEvents entry ${JSON.stringify(badEvent)} is not an event type: use letters, digits, '_', '.', ':' or '-', or '*' alone`,
-    );
-  }
-  const checkedEvents = checkForwardEvents(forwardEvents);
-  if (!checkedEvents.ok) {
-    throw new InvalidWebhookReceiverPropsError(
-      `forwardEvents ${checkedEvents.problem}, got ${JSON.stringify(forwardEvents)}`,
-    );
-  }
-  if (props.alarmEmail !== undefined && !EMAIL.test(props.alarmEmail)) {
-    throw new InvalidWebhookReceiverPropsError(
-      `alarmEmail ${JSON.stringify(props.alarmEmail)} is not an e-mail address`,
-    );
-  }
-  const serviceName = props.serviceName ?? CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME;
-  if (serviceName.trim() === '') {
-    throw new InvalidWebhookReceiverPropsError('serviceName must not be empty');
-  }
-  const messageAgeAlarmThreshold = props.messageAgeAlarmThreshold ?? Duration.minutes(15);
-  if (!messageAgeAlarmThreshold.isUnresolved() && messageAgeAlarmThreshold.toSeconds() < 60) {
-    throw new InvalidWebhookReceiverPropsError(
-      'messageAgeAlarmThreshold must be at least one minute: SQS publishes the age once a minute',
-    );
-  }
-  return {
-    fifo: props.fifo ?? false,
-    signatureToleranceSeconds: checkInteger(
-      'signatureToleranceSeconds',
-      props.signatureToleranceSeconds ?? CONFIG_DEFAULTS.SIGNATURE_TOLERANCE_SECONDS,
-      1,
-      3600,
-    ),
-    previousKeyGraceSeconds: checkInteger(
-      'previousKeyGraceSeconds',
-      props.previousKeyGraceSeconds ?? CONFIG_DEFAULTS.PREVIOUS_KEY_GRACE_SECONDS,
-      0,
-      Number.MAX_SAFE_INTEGER,
-    ),
-    forwardEvents,
-    throttleRateLimit: checkPositive('throttleRateLimit', props.throttleRateLimit ?? 100),
-    throttleBurstLimit: checkInteger(
-      'throttleBurstLimit',
-      props.throttleBurstLimit ?? 200,
-      1,
-      Number.MAX_SAFE_INTEGER,
-    ),
-    alarmEmail: props.alarmEmail,
-    consumer: props.consumer ?? true,
-    serviceName,
-    logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-    signatureRejectionAlarmThreshold: checkInteger(
-      'signatureRejectionAlarmThreshold',
-      props.signatureRejectionAlarmThreshold ?? 10,
-      1,
-      Number.MAX_SAFE_INTEGER,
-    ),
-    messageAgeAlarmThreshold,
-    apiGatewayCloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
-  };
-}
-
-/** Checks an integer in [min, max]; tokens (e.g. CloudFormation parameters) are left to deploy time. */
-function checkInteger(name: string, value: number, min: number, max: number): number {
-  if (!Token.isUnresolved(value) && !(Number.isInteger(value) && value >= min && value <= max)) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
-    throw new InvalidWebhookReceiverPropsError(`${name} must be an integer ${range}, got ${value}`);
-  }
-  return value;
-}
-
-function checkPositive(name: string, value: number): number {
-  if (!Token.isUnresolved(value) && !(Number.isFinite(value) && value > 0)) {
-    throw new InvalidWebhookReceiverPropsError(`${name} must be a number above 0, got ${value}`);
-  }
-  return value;
 }

@@ -1,22 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type CostAssumptions,
+  type CostInputs,
+  costPerMillionLine,
   estimateBilledDurationMs,
-  estimateMonthlyCost,
+  estimateCostPerMillion,
+  estimateFixedMonthlyCost,
 } from '../../bench/cost-model.js';
+import { PRICE_SOURCES, PRICES } from '../../bench/prices.js';
 
-/** One million webhooks a month on the deployed defaults, with a 52 ms billed duration. */
-const ASSUMPTIONS: CostAssumptions = {
-  webhooksPerMonth: 1_000_000,
-  billedDurationMs: 52,
-  memoryMb: 512,
+/** One million webhooks through the HTTP API on the deployed defaults, with a 38 ms billed duration. */
+const INPUTS: CostInputs = {
+  ingress: 'http-api',
+  receiverBilledMs: 38,
+  receiverMemoryMb: 512,
   queue: 'standard',
-  sqsRequestsPerWebhook: 3,
+  consumerBatchSize: 10,
+  consumerBilledMsPerBatch: 100,
+  consumerMemoryMb: 256,
   warmEnvironments: 2,
   secretCacheSeconds: 300,
   secretCallsPerRefresh: 2,
   daysPerMonth: 30,
+  receiverLogBytesPerCall: 854,
+  platformLogBytesPerInvocation: 246,
+  accessLogBytesPerCall: 300,
 };
+
+function byComponent(inputs: CostInputs) {
+  return Object.fromEntries(
+    estimateCostPerMillion(inputs).lines.map(({ component, quantity, usd }) => [
+      component,
+      { quantity, usd },
+    ]),
+  );
+}
 
 describe('Function: estimateBilledDurationMs', () => {
   it('stretches the measured time by the vCPU share of 512 MB, adds the SQS round trip and rounds up to 1 ms', () => {
@@ -28,62 +45,111 @@ describe('Function: estimateBilledDurationMs', () => {
   });
 
   it('does not shrink the measured time at or above one full vCPU (1769 MB)', () => {
-    // Act
-    const billed = estimateBilledDurationMs({
-      measuredMs: 2.3,
-      memoryMb: 3008,
-      sqsRoundTripMs: 20,
-    });
-
-    // Assess
-    expect(billed).toBe(23);
+    expect(estimateBilledDurationMs({ measuredMs: 2.3, memoryMb: 3008, sqsRoundTripMs: 20 })).toBe(
+      23,
+    );
   });
 
   it('bills at least 1 ms', () => {
-    // Act
-    const billed = estimateBilledDurationMs({ measuredMs: 0, memoryMb: 512, sqsRoundTripMs: 0 });
-
-    // Assess
-    expect(billed).toBe(1);
+    expect(estimateBilledDurationMs({ measuredMs: 0, memoryMb: 512, sqsRoundTripMs: 0 })).toBe(1);
   });
 });
 
-describe('Function: estimateMonthlyCost', () => {
-  it('prices each component of a million webhooks at the 2026-11-21 list prices', () => {
+describe('Function: estimateCostPerMillion', () => {
+  it('prices each component of a million webhooks through the HTTP API', () => {
     // Act
-    const { lines } = estimateMonthlyCost(ASSUMPTIONS);
+    const lines = byComponent(INPUTS);
 
     // Assess
-    const byComponent = Object.fromEntries(
-      lines.map(({ component, quantity, usd }) => [component, { quantity, usd }]),
-    );
-    expect(byComponent['API Gateway REST API calls']).toEqual({ quantity: 1_000_000, usd: 3.5 });
-    expect(byComponent['Lambda requests']?.usd).toBeCloseTo(0.2, 10);
-    // 1,000,000 x 0.052 s x 0.5 GB = 26,000 GB-s at $0.0000133334
-    expect(byComponent['Lambda duration (arm64)']?.quantity).toBeCloseTo(26_000, 6);
-    expect(byComponent['Lambda duration (arm64)']?.usd).toBeCloseTo(0.3466684, 10);
-    expect(byComponent['SQS standard requests']?.quantity).toBe(3_000_000);
-    expect(byComponent['SQS standard requests']?.usd).toBeCloseTo(1.2, 10);
-    // 2 environments x (30 days / 300 s = 8,640 refreshes) x 2 calls = 34,560 calls at $0.05 / 10,000
-    expect(byComponent['Secrets Manager API calls']?.quantity).toBe(34_560);
-    expect(byComponent['Secrets Manager API calls']?.usd).toBeCloseTo(0.1728, 10);
-    expect(byComponent['Secrets Manager secret']?.usd).toBe(0.4);
+    expect(lines['API Gateway HTTP API calls']).toEqual({ quantity: 1_000_000, usd: 1 });
+    expect(lines['Receiver Lambda requests']?.usd).toBeCloseTo(0.2, 10);
+    // 1,000,000 x 0.038 s x 0.5 GB = 19,000 GB-s at $0.0000133334
+    expect(lines['Receiver Lambda duration (arm64)']?.quantity).toBeCloseTo(19_000, 6);
+    expect(lines['Receiver Lambda duration (arm64)']?.usd).toBeCloseTo(0.2533346, 10);
+    // 1,000,000 sends + 100,000 batches x (1 receive + 1 delete)
+    const sqs = lines['SQS standard requests (send, receive and delete per batch of 10)'];
+    expect(sqs).toEqual({ quantity: 1_200_000, usd: expect.closeTo(0.48, 10) });
+    expect(lines['Consumer Lambda requests']).toEqual({
+      quantity: 100_000,
+      usd: expect.closeTo(0.02, 10),
+    });
+    // 100,000 x 0.1 s x 0.25 GB = 2,500 GB-s
+    expect(lines['Consumer Lambda duration (arm64)']?.quantity).toBeCloseTo(2_500, 6);
+    // 2 environments x (30 days / 300 s = 8,640 reloads) x 2 calls = 34,560 calls at $0.05 / 10,000
+    expect(lines['Secrets Manager API calls (after caching)']).toEqual({
+      quantity: 34_560,
+      usd: expect.closeTo(0.1728, 10),
+    });
+    // 1,000,000 x (854 + 246 + 300) + 100,000 x 246 bytes = 1.4246 GB at $0.50
+    expect(lines['CloudWatch Logs ingested']?.quantity).toBeCloseTo(1.4246, 10);
+    expect(lines['CloudWatch Logs ingested']?.usd).toBeCloseTo(0.7123, 10);
   });
 
   it('totals the lines', () => {
     // Act
-    const { totalUsd } = estimateMonthlyCost(ASSUMPTIONS);
+    const { lines, totalUsd } = estimateCostPerMillion(INPUTS);
 
-    // Assess: 3.50 + 0.20 + 0.3466684 + 1.20 + 0.1728 + 0.40
-    expect(totalUsd).toBeCloseTo(5.8194684, 10);
+    // Assess
+    expect(totalUsd).toBeCloseTo(
+      lines.reduce((sum, line) => sum + line.usd, 0),
+      10,
+    );
+    expect(totalUsd).toBeCloseTo(
+      1 + 0.2 + 0.2533346 + 0.48 + 0.02 + 0.0333335 + 0.1728 + 0.7123,
+      6,
+    );
+  });
+
+  it('charges $3.50 per million for the REST API and nothing for a function URL', () => {
+    // Act
+    const rest = estimateCostPerMillion({ ...INPUTS, ingress: 'rest-api' }).lines[0];
+    const url = estimateCostPerMillion({ ...INPUTS, ingress: 'function-url' }).lines[0];
+
+    // Assess
+    expect(rest).toMatchObject({ component: 'API Gateway REST API calls', usd: 3.5 });
+    expect(url).toMatchObject({ component: 'Lambda function URL calls', usd: 0 });
   });
 
   it('charges the FIFO request price when the queue is FIFO', () => {
     // Act
-    const { lines } = estimateMonthlyCost({ ...ASSUMPTIONS, queue: 'fifo' });
+    const lines = byComponent({ ...INPUTS, queue: 'fifo' });
 
     // Assess
-    const sqs = lines.find(({ component }) => component === 'SQS fifo requests');
-    expect(sqs?.usd).toBeCloseTo(1.5, 10);
+    expect(lines['SQS fifo requests (send, receive and delete per batch of 10)']?.usd).toBeCloseTo(
+      0.6,
+      10,
+    );
+  });
+});
+
+describe('Function: estimateFixedMonthlyCost', () => {
+  it('prices the secret and each alarm per month, apart from the traffic', () => {
+    // Act
+    const { lines, totalUsd } = estimateFixedMonthlyCost({ secrets: 1, alarms: 7 });
+
+    // Assess
+    expect(lines.map(({ usd }) => usd)).toEqual([0.4, expect.closeTo(0.7, 10)]);
+    expect(totalUsd).toBeCloseTo(1.1, 10);
+  });
+});
+
+describe('Function: costPerMillionLine', () => {
+  it('prints the line checks read, with two decimals', () => {
+    expect(costPerMillionLine('function-url', 0.9049)).toBe('cost per million function-url: $0.90');
+  });
+});
+
+describe('Constant: PRICES', () => {
+  it('gives every price its source page, region and date', () => {
+    // Prepare
+    const priced = Object.keys(PRICES).filter((key) => key !== 'date' && key !== 'region');
+
+    // Assess
+    expect(Object.keys(PRICE_SOURCES).sort()).toEqual(priced.sort());
+    for (const source of Object.values(PRICE_SOURCES)) {
+      expect(source).toMatch(/^https:\/\/aws\.amazon\.com\//);
+    }
+    expect(PRICES.region).toBe('us-east-1');
+    expect(PRICES.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 });

@@ -1,32 +1,30 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CDK_JSON_CONTEXT, SKIP_BUNDLING } from '../lib/cdk-app.js';
+import { describe, expect, it } from 'vitest';
+import { CDK_JSON_CONTEXT, SKIP_BUNDLING, testOutdir } from '../lib/cdk-app.js';
 
-describe('Script: bin/app.ts', () => {
-  const outdir = mkdtempSync(join(tmpdir(), 'receiver-bin-'));
-
-  afterAll(() => {
-    rmSync(outdir, { recursive: true, force: true });
-  });
-
-  it('writes the stack template when run the way the CDK CLI runs it, with no AWS credentials', () => {
-    // Prepare: the CLI passes the assembly directory and the context (cdk.json plus -c) this way.
-    const env = {
+/** Runs bin/app.ts the way the CDK CLI does: assembly directory and context (cdk.json plus -c) by environment. */
+function runApp(context: Record<string, unknown>, outdir: string) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
+    cwd: new URL('../..', import.meta.url),
+    env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, ...SKIP_BUNDLING, fifo: 'true' }),
-    };
+      CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, ...SKIP_BUNDLING, ...context }),
+    },
+    encoding: 'utf8',
+  });
+}
+
+describe('Script: bin/app.ts', () => {
+  it('writes the stack template when run the way the CDK CLI runs it, with no AWS credentials', () => {
+    // Prepare
+    const outdir = testOutdir();
 
     // Act
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
-      cwd: new URL('../..', import.meta.url),
-      env,
-      encoding: 'utf8',
-    });
+    const run = runApp({ fifo: 'true', ingress: 'function-url' }, outdir);
 
     // Assess
     expect(run.stderr).not.toContain('AwsSolutions');
@@ -41,6 +39,21 @@ describe('Script: bin/app.ts', () => {
       'SecretArn',
       'WebhookUrl',
     ]);
+    expect(template.Outputs.WebhookUrl.Value['Fn::Join'][1][0]['Fn::GetAtt'][1]).toBe(
+      'FunctionUrl',
+    );
     expect(JSON.stringify(template.Resources)).toContain('"FifoQueue":true');
+  }, 120_000);
+
+  it('prints one line naming the key, with no stack trace, on a bad context value', () => {
+    // Act
+    const run = runApp({ ingress: 'alb' }, testOutdir());
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      'Invalid CDK context: context ingress must be one of http-api, rest-api, function-url, got "alb"\n',
+    );
   }, 120_000);
 });

@@ -1,20 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { App, CfnElement } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../lib/app.js';
 import type { ReceiverStack } from '../../lib/receiver-stack.js';
 import { appProps, SKIP_BUNDLING } from './cdk-app.js';
 
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
-const IAM4_API_GATEWAY_LOGGING_ROLE =
-  'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]';
 
 /** The parts of CDK's validation-report.json (written next to the templates) these tests read. */
 interface ValidationReport {
@@ -35,18 +32,9 @@ interface SynthesizedApp {
   readonly report: ValidationReport;
 }
 
-const outdirs: string[] = [];
-
-/** A fresh cloud assembly directory, removed after the tests. */
-function outdir(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'receiver-app-'));
-  outdirs.push(directory);
-  return directory;
-}
-
 /** Synthesizes the app as `cdk synth` would, with cdk.json's context and `context` on top. */
 function synthesizeApp(context: Record<string, unknown>, stackName: string): SynthesizedApp {
-  const app = buildApp({ ...appProps(context), outdir: outdir() });
+  const app = buildApp(appProps(context));
   const assembly = app.synth();
   const report: ValidationReport = JSON.parse(
     readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'),
@@ -69,7 +57,10 @@ function suppressedFindings({ report }: SynthesizedApp): Map<string, string> {
 }
 
 /** Directory of a function's bundled code in the cloud assembly. */
-function bundleDirectory({ stack, assembly }: SynthesizedApp, fn: 'handler' | 'consumer'): string {
+function bundleDirectory(
+  { stack, assembly }: SynthesizedApp,
+  fn: 'receiverFunction' | 'consumer',
+): string {
   const construct = stack.receiver[fn];
   const logicalId = stack.getLogicalId(construct?.node.defaultChild as CfnElement);
   const template = assembly.getStackByName(stack.stackName).template;
@@ -89,6 +80,11 @@ describe('Function: buildApp', () => {
       {
         ...SKIP_BUNDLING,
         stackName: 'BookingHooks',
+        ingress: 'rest-api',
+        webAclArn:
+          'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111',
+        secretJsonField: 'webhook_secret',
+        tracing: 'true',
         secretArn: SECRET_ARN,
         fifo: 'true',
         consumer: 'false',
@@ -103,17 +99,12 @@ describe('Function: buildApp', () => {
     );
   }, 120_000);
 
-  afterAll(() => {
-    for (const directory of outdirs) {
-      rmSync(directory, { recursive: true, force: true });
-    }
-  });
-
-  describe('cdk-nag AwsSolutions checks', () => {
+  describe('cdk-nag AwsSolutions and Serverless checks', () => {
     it('leaves no unsuppressed error or warning with the default context', () => {
-      expect(defaults.report.pluginReports.map((plugin) => plugin.pluginName)).toContain(
+      expect(defaults.report.pluginReports.map((plugin) => plugin.pluginName).sort()).toEqual([
         'AwsSolutions',
-      );
+        'Serverless',
+      ]);
       expect(unsuppressedFindings(defaults)).toEqual([]);
     });
 
@@ -128,12 +119,12 @@ describe('Function: buildApp', () => {
       // Assess
       expect([...suppressed.keys()].sort()).toEqual(
         [
-          'AwsSolutions-APIG2',
-          'AwsSolutions-APIG3',
           'AwsSolutions-APIG4',
-          'AwsSolutions-COG4',
           'AwsSolutions-SMG4',
-          IAM4_API_GATEWAY_LOGGING_ROLE,
+          'Serverless-LambdaDLQ',
+          'Serverless-LambdaEventSourceMappingDestination',
+          'Serverless-LambdaTracing',
+          'Serverless-SQSRedrivePolicy',
         ].sort(),
       );
       for (const [ruleName, reason] of suppressed) {
@@ -144,13 +135,25 @@ describe('Function: buildApp', () => {
       }
     });
 
-    it('does not suppress the secret-rotation rule when the secret is imported', () => {
-      expect([...suppressedFindings(configured).keys()]).not.toContain('AwsSolutions-SMG4');
+    it('does not suppress the secret-rotation, WAF or tracing rules when the context satisfies them', () => {
+      // Act
+      const suppressed = [...suppressedFindings(configured).keys()];
+
+      // Assess
+      expect(suppressed).toContain('AwsSolutions-APIG2');
+      for (const rule of [
+        'AwsSolutions-SMG4',
+        'AwsSolutions-APIG3',
+        'Serverless-LambdaTracing',
+        'Serverless-APIGWXrayEnabled',
+      ]) {
+        expect(suppressed).not.toContain(rule);
+      }
     });
 
     it('fails synthesis on a finding nobody acknowledged', () => {
       // Prepare
-      const app = buildApp({ ...appProps(SKIP_BUNDLING), outdir: outdir() });
+      const app = buildApp(appProps(SKIP_BUNDLING));
       new Queue(app.node.findChild('WebhookReceiver') as ReceiverStack, 'QueueWithoutDlq');
 
       // Act
@@ -177,6 +180,37 @@ describe('Function: buildApp', () => {
       expect(
         resources.filter((r) => r.Type === 'AWS::SQS::Queue').map((r) => r.Properties.FifoQueue),
       ).toEqual([true, true]);
+      expect(resources.filter((r) => r.Type === 'AWS::ApiGateway::RestApi')).toHaveLength(1);
+      expect(resources.filter((r) => r.Type === 'AWS::WAFv2::WebACLAssociation')).toHaveLength(1);
+      const receiver = resources.find((r) => r.Type === 'AWS::Lambda::Function');
+      expect(receiver?.Properties).toMatchObject({
+        Environment: { Variables: { SECRET_JSON_FIELD: 'webhook_secret' } },
+        TracingConfig: { Mode: 'Active' },
+      });
+    });
+
+    it('deploys the HTTP API and the example consumer by default', () => {
+      // Prepare
+      const template = defaults.assembly.getStackByName('WebhookReceiver').template;
+      const types = Object.values<{ Type: string }>(template.Resources).map((r) => r.Type);
+
+      // Assess
+      expect(types).toContain('AWS::ApiGatewayV2::Api');
+      expect(types).not.toContain('AWS::ApiGateway::RestApi');
+      expect(types.filter((type) => type === 'AWS::Lambda::Function')).toHaveLength(2);
+      expect(types).toContain('AWS::Lambda::EventSourceMapping');
+    });
+
+    it.each([
+      ['ingress', 'alb', /context ingress must be one of http-api, rest-api, function-url/],
+      ['fifo', 'yes', /context fifo must be true or false/],
+      ['webAclArn', 'arn:aws:s3:::bucket', /webAclArn/],
+      ['throttleRateLimit', '0', /throttleRateLimit/],
+      ['secretArn', 'booking-key', /secretArn/],
+    ])('refuses context %s=%s with an error naming the key', (key, value, message) => {
+      expect(() =>
+        buildApp(appProps({ ...SKIP_BUNDLING, ingress: 'rest-api', [key]: value })),
+      ).toThrow(message);
     });
 
     it('synthesizes without CDK warnings or errors', () => {
@@ -196,7 +230,7 @@ describe('Function: buildApp', () => {
   describe('Lambda bundles', () => {
     it('bundles the receiver as a minified ES module with the AWS SDK inside and a source map', () => {
       // Prepare
-      const directory = bundleDirectory(defaults, 'handler');
+      const directory = bundleDirectory(defaults, 'receiverFunction');
       const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
       const map = JSON.parse(readFileSync(join(directory, 'index.mjs.map'), 'utf8'));
 
@@ -212,7 +246,7 @@ describe('Function: buildApp', () => {
     });
 
     it('produces bundles that Node.js loads as ES modules exporting handler', () => {
-      for (const fn of ['handler', 'consumer'] as const) {
+      for (const fn of ['receiverFunction', 'consumer'] as const) {
         // Prepare
         const file = pathToFileURL(join(bundleDirectory(defaults, fn), 'index.mjs')).href;
 

@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App, type AppProps } from 'aws-cdk-lib';
+import { afterAll } from 'vitest';
 
 /** The context `cdk synth` passes to the app from cdk.json (feature flags), so tests synthesize the same template. */
 export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
@@ -9,9 +12,30 @@ export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
 /** Context that turns esbuild bundling off: template assertions do not need the Lambda code. */
 export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 
-/** App props with cdk.json's context, then `context` on top. */
+/**
+ * Cloud assemblies of the importing test file go under the checkout's git-ignored `.local/`, never
+ * the system temp folder, and are removed when the file's tests end.
+ */
+const SCRATCH_ROOT = fileURLToPath(new URL('../../.local/cdk-test/', import.meta.url));
+let scratch: string | undefined;
+afterAll(() => {
+  if (scratch !== undefined) {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+/** A fresh, empty cloud assembly directory, removed after the importing file's tests. */
+export function testOutdir(): string {
+  if (scratch === undefined) {
+    mkdirSync(SCRATCH_ROOT, { recursive: true });
+    scratch = mkdtempSync(join(SCRATCH_ROOT, 'run-'));
+  }
+  return mkdtempSync(join(scratch, 'out-'));
+}
+
+/** App props with cdk.json's context, then `context` on top, synthesizing into {@link testOutdir}. */
 export function appProps(context: Record<string, unknown> = {}): AppProps {
-  return { context: { ...CDK_JSON_CONTEXT, ...context } };
+  return { context: { ...CDK_JSON_CONTEXT, ...context }, outdir: testOutdir() };
 }
 
 /** An app like `cdk synth` builds, without bundling. */

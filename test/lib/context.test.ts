@@ -2,6 +2,8 @@ import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { InvalidContextError, readReceiverContext } from '../../lib/context.js';
 
+const WEB_ACL_ARN =
+  'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
 
@@ -23,7 +25,12 @@ describe('Function: readReceiverContext', () => {
     // Act
     const result = read({
       stackName: 'BookingHooks',
+      ingress: 'rest-api',
+      webAclArn: WEB_ACL_ARN,
+      reservedConcurrency: '50',
       secretArn: SECRET_ARN,
+      secretJsonField: 'webhook_secret',
+      tracing: 'true',
       fifo: 'true',
       signatureToleranceSeconds: '120',
       previousKeyGraceSeconds: '0',
@@ -38,7 +45,12 @@ describe('Function: readReceiverContext', () => {
     expect(result).toEqual({
       stackName: 'BookingHooks',
       props: {
+        ingress: 'rest-api',
+        webAclArn: WEB_ACL_ARN,
+        reservedConcurrency: 50,
         secretArn: SECRET_ARN,
+        secretJsonField: 'webhook_secret',
+        tracing: true,
         fifo: true,
         signatureToleranceSeconds: 120,
         previousKeyGraceSeconds: 0,
@@ -78,6 +90,15 @@ describe('Function: readReceiverContext', () => {
   });
 
   it.each([
+    [
+      'ingress',
+      'alb',
+      /context ingress must be one of http-api, rest-api, function-url, got "alb"/,
+    ],
+    ['ingress', 3, /context ingress must be text/],
+    ['tracing', 'on', /context tracing must be true or false/],
+    ['reservedConcurrency', 'many', /context reservedConcurrency must be a number/],
+    ['secretJsonField', ['a'], /context secretJsonField must be text/],
     ['fifo', 'yes', /context fifo must be true or false, got "yes"/],
     ['consumer', 1, /context consumer must be true or false/],
     ['signatureToleranceSeconds', '5m', /context signatureToleranceSeconds must be a number/],

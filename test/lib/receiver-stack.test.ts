@@ -1,4 +1,4 @@
-import type { CfnElement } from 'aws-cdk-lib';
+import { type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { InvalidReceiverStackPropsError, ReceiverStack } from '../../lib/receiver-stack.js';
@@ -12,7 +12,7 @@ describe('Class: ReceiverStack', () => {
   let imported: ReceiverStack;
 
   beforeAll(() => {
-    created = new ReceiverStack(templateTestApp(), 'Created');
+    created = new ReceiverStack(templateTestApp(), 'Created', { ingress: 'rest-api' });
     imported = new ReceiverStack(templateTestApp(), 'Imported', {
       secretArn: SECRET_ARN,
       fifo: true,
@@ -22,8 +22,8 @@ describe('Class: ReceiverStack', () => {
   it('outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL and the secret ARN', () => {
     // Prepare
     const { receiver } = created;
-    const id = (construct: { node: { defaultChild?: unknown } }) =>
-      created.getLogicalId(construct.node.defaultChild as CfnElement);
+    const id = (construct: { node: { defaultChild?: unknown } } | undefined) =>
+      created.getLogicalId(construct?.node.defaultChild as CfnElement);
 
     // Act
     const outputs = Template.fromStack(created).findOutputs('*');
@@ -41,6 +41,30 @@ describe('Class: ReceiverStack', () => {
     expect(outputs.QueueArn?.Value).toEqual({ 'Fn::GetAtt': [id(receiver.queue), 'Arn'] });
     expect(outputs.DeadLetterQueueUrl?.Value).toEqual({ Ref: id(receiver.deadLetterQueue) });
     expect(outputs.SecretArn?.Value).toEqual({ Ref: id(receiver.secret) });
+  });
+
+  it('deploys the example consumer unless consumer is false', () => {
+    Template.fromStack(created).resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    const without = new ReceiverStack(templateTestApp(), 'NoConsumer', { consumer: false });
+    Template.fromStack(without).resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+  });
+
+  it('acknowledges no cdk-nag finding itself: every acknowledgement sits inside the construct', () => {
+    // Act
+    const acknowledging = created.node
+      .findAll()
+      .filter((construct) =>
+        construct.node.metadata.some(
+          (entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY,
+        ),
+      )
+      .map((construct) => construct.node.path);
+
+    // Assess
+    expect(acknowledging.length).toBeGreaterThan(0);
+    for (const path of acknowledging) {
+      expect(path.startsWith('Created/WebhookReceiver/')).toBe(true);
+    }
   });
 
   it('imports the secret by its complete ARN instead of creating one', () => {

@@ -1,8 +1,10 @@
 import { type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { IConstruct } from 'constructs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lambda/receiver/config.js';
 import { createHandler } from '../../lambda/receiver/handler.js';
@@ -14,67 +16,48 @@ import {
 import { lambdaContext, restApiEvent } from '../support/api-gateway-events.js';
 import { captureOutput } from '../support/capture-output.js';
 import { templateTestApp } from './cdk-app.js';
+import {
+  IMPORTED_SECRET_ARN,
+  policyStatements,
+  type Synthesized,
+  statementsOfRole,
+  synthesize,
+  writeLogsStatement,
+} from './synthesize.js';
 
-const IMPORTED_SECRET_ARN =
-  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+const EXISTING_QUEUE_ARN = 'arn:aws:sqs:eu-west-1:123456789012:bookings';
+const EXISTING_KEY_ARN =
+  'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
-interface Synthesized {
-  readonly stack: Stack;
-  readonly receiver: WebhookReceiver;
-  readonly template: Template;
-  /** Logical id of a construct's CloudFormation resource, as the template names it. */
-  readonly id: (construct: IConstruct) => string;
-}
-
-function synthesize(props: (stack: Stack) => WebhookReceiverProps): Synthesized {
-  const stack = new Stack(templateTestApp(), 'TestStack');
-  const receiver = new WebhookReceiver(stack, 'Receiver', props(stack));
-  return {
-    stack,
-    receiver,
-    template: Template.fromStack(stack),
-    id: (construct) => stack.getLogicalId(construct.node.defaultChild as CfnElement),
-  };
-}
-
-/** Every IAM statement of the template's inline policies. */
-function policyStatements(template: Template): Array<Record<string, unknown>> {
-  return Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
-    (policy) => policy.Properties.PolicyDocument.Statement,
-  );
-}
-
-/** The statements of the inline policy attached to a role. */
-function statementsOfRole(template: Template, roleId: string): unknown[] {
-  const policies = Object.values(
-    template.findResources('AWS::IAM::Policy', {
-      Properties: { Roles: [{ Ref: roleId }] },
-    }),
-  );
-  expect(policies).toHaveLength(1);
-  return policies[0]?.Properties.PolicyDocument.Statement;
-}
-
-/** The statement that lets a function write to its own log group, and nothing else of CloudWatch Logs. */
-function writeLogsStatement(logGroupId: string) {
-  return {
-    Effect: 'Allow',
-    Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-    Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
-  };
+/** The receiver's statements before its queue grant: write its own logs, read its own secret. */
+function logsAndSecretStatements({ receiver, id }: Synthesized): unknown[] {
+  return [
+    writeLogsStatement(id(receiver.node.findChild('ReceiverLogs'))),
+    {
+      Effect: 'Allow',
+      Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+      Resource: { Ref: id(receiver.secret) },
+    },
+  ];
 }
 
 describe('Class: WebhookReceiver', () => {
-  // Three synths for the whole file (bundling off): defaults, FIFO with every option set, and
-  // without the consumer.
+  // Four synths for the whole file (bundling off): with the consumer, FIFO with every option set,
+  // the defaults (no consumer), and an existing KMS-encrypted queue.
   let standard: Synthesized;
   let fifo: Synthesized;
   let withoutConsumer: Synthesized;
+  let existing: Synthesized;
 
   beforeAll(() => {
-    standard = synthesize(() => ({}));
+    standard = synthesize(() => ({ consumer: true }));
     fifo = synthesize((stack) => ({
+      ingress: 'rest-api',
       fifo: true,
+      consumer: true,
+      secretJsonField: 'webhook_secret',
+      tracing: true,
+      alarmActions: [new SnsAction(new Topic(stack, 'OpsTopic'))],
       secret: Secret.fromSecretCompleteArn(stack, 'Imported', IMPORTED_SECRET_ARN),
       signatureToleranceSeconds: 120,
       previousKeyGraceSeconds: 0,
@@ -88,86 +71,14 @@ describe('Class: WebhookReceiver', () => {
       messageAgeAlarmThreshold: Duration.minutes(30),
       apiGatewayCloudWatchRole: false,
     }));
-    withoutConsumer = synthesize(() => ({ consumer: false }));
-  });
-
-  describe('API', () => {
-    it('creates a regional REST API whose only route is POST /webhook, proxied to the receiver', () => {
-      // Prepare
-      const { template, receiver, id } = standard;
-
-      // Assess
-      template.hasResourceProperties('AWS::ApiGateway::RestApi', {
-        EndpointConfiguration: { Types: ['REGIONAL'] },
-      });
-      template.resourceCountIs('AWS::ApiGateway::Resource', 1);
-      template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'webhook' });
-      template.resourceCountIs('AWS::ApiGateway::Method', 1);
-      template.hasResourceProperties('AWS::ApiGateway::Method', {
-        HttpMethod: 'POST',
-        AuthorizationType: 'NONE',
-        Integration: {
-          Type: 'AWS_PROXY',
-          IntegrationHttpMethod: 'POST',
-          Uri: Match.objectLike({
-            'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [id(receiver.handler), 'Arn'] }])],
-          }),
-        },
-      });
-    });
-
-    it('throttles the stage, logs access as JSON, turns metrics on and logs errors without bodies', () => {
-      // Prepare
-      const { template, receiver, id } = standard;
-
-      // Assess
-      template.hasResourceProperties('AWS::ApiGateway::Stage', {
-        MethodSettings: [
-          {
-            HttpMethod: '*',
-            ResourcePath: '/*',
-            ThrottlingRateLimit: 100,
-            ThrottlingBurstLimit: 200,
-            MetricsEnabled: true,
-            LoggingLevel: 'ERROR',
-            DataTraceEnabled: false,
-          },
-        ],
-        AccessLogSetting: {
-          DestinationArn: {
-            'Fn::Join': ['', Match.arrayWith([{ Ref: id(receiver.accessLogGroup) }])],
-          },
-          Format: Match.stringLikeRegexp(
-            '"requestId":"\\$context.requestId".*"status":"\\$context.status"',
-          ),
-        },
-      });
-      template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
-    });
-
-    it('applies the throttling props to the stage', () => {
-      fifo.template.hasResourceProperties('AWS::ApiGateway::Stage', {
-        MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 })],
-      });
-    });
-
-    it('creates the API Gateway logging role unless told the account already has one', () => {
-      standard.template.resourceCountIs('AWS::ApiGateway::Account', 1);
-      fifo.template.resourceCountIs('AWS::ApiGateway::Account', 0);
-    });
-
-    it('exposes the /webhook URL and leaves out the base-URL output RestApi adds', () => {
-      // Prepare
-      const { stack, receiver, template } = standard;
-
-      // Act
-      const parts: unknown[] = stack.resolve(receiver.url)['Fn::Join'][1];
-
-      // Assess
-      expect(parts[0]).toBe('https://');
-      expect(parts.at(-1)).toBe('/webhook');
-      expect(template.findOutputs('*')).toEqual({});
-    });
+    withoutConsumer = synthesize(() => ({}));
+    existing = synthesize((stack) => ({
+      consumer: true,
+      existingQueue: Queue.fromQueueAttributes(stack, 'Existing', {
+        queueArn: EXISTING_QUEUE_ARN,
+        keyArn: EXISTING_KEY_ARN,
+      }),
+    }));
   });
 
   describe('Receiver function', () => {
@@ -204,7 +115,7 @@ describe('Class: WebhookReceiver', () => {
             SIGNATURE_TOLERANCE_SECONDS: '300',
             PREVIOUS_KEY_GRACE_SECONDS: '86400',
             FORWARD_EVENTS: 'event_booked',
-            POWERTOOLS_SERVICE_NAME: 'webhook-receiver',
+            POWERTOOLS_SERVICE_NAME: Match.stringLikeRegexp('^webhook-receiver-[0-9a-f]{8}$'),
             POWERTOOLS_METRICS_NAMESPACE: 'ServiceWebhookReceiver',
             NODE_OPTIONS: '--enable-source-maps',
           },
@@ -221,6 +132,7 @@ describe('Class: WebhookReceiver', () => {
             PREVIOUS_KEY_GRACE_SECONDS: '0',
             FORWARD_EVENTS: '*',
             POWERTOOLS_SERVICE_NAME: 'bookings-receiver',
+            SECRET_JSON_FIELD: 'webhook_secret',
           }),
         },
       });
@@ -230,23 +142,19 @@ describe('Class: WebhookReceiver', () => {
     it('may only write its logs, read its own secret and send to its own queue', () => {
       // Prepare
       const { template, receiver, id } = standard;
-      const logGroup = receiver.node.findChild('ReceiverLogs');
-      const role = receiver.node.findChild('ReceiverRole');
 
       // Assess
-      expect(statementsOfRole(template, id(role))).toEqual([
-        writeLogsStatement(id(logGroup)),
+      expect(statementsOfRole(template, id(receiver.node.findChild('ReceiverRole')))).toEqual([
+        ...logsAndSecretStatements(standard),
         {
           Effect: 'Allow',
-          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-          Resource: { Ref: id(receiver.secret) },
-        },
-        {
-          Effect: 'Allow',
-          Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+          Action: 'sqs:SendMessage',
           Resource: { 'Fn::GetAtt': [id(receiver.queue), 'Arn'] },
         },
       ]);
+      expect(
+        standard.resource(receiver.receiverFunction).Properties.Environment.Variables,
+      ).not.toHaveProperty('SECRET_JSON_FIELD');
       template.hasResourceProperties('AWS::IAM::Role', {
         AssumeRolePolicyDocument: {
           Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],
@@ -268,8 +176,36 @@ describe('Class: WebhookReceiver', () => {
       });
     });
 
-    it('grants no action on a wildcard resource in any variant', () => {
-      for (const { template } of [standard, fifo, withoutConsumer]) {
+    it('grants only SendMessage on an existing queue, and its KMS key', () => {
+      // Prepare
+      const { template, receiver, id } = existing;
+
+      // Assess
+      expect(statementsOfRole(template, id(receiver.node.findChild('ReceiverRole')))).toEqual([
+        ...logsAndSecretStatements(existing),
+        { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: EXISTING_QUEUE_ARN },
+        {
+          Effect: 'Allow',
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Resource: EXISTING_KEY_ARN,
+        },
+      ]);
+    });
+
+    it('turns X-Ray tracing off by default and on with tracing', () => {
+      expect(
+        standard.resource(standard.receiver.receiverFunction).Properties.TracingConfig,
+      ).toBeUndefined();
+      expect(fifo.resource(fifo.receiver.receiverFunction).Properties.TracingConfig).toEqual({
+        Mode: 'Active',
+      });
+      expect(fifo.resource(fifo.receiver.consumer).Properties.TracingConfig).toEqual({
+        Mode: 'Active',
+      });
+    });
+
+    it('grants no action on a wildcard resource in any variant without tracing', () => {
+      for (const { template } of [standard, withoutConsumer, existing]) {
         for (const statement of policyStatements(template)) {
           expect(JSON.stringify(statement.Resource)).not.toContain('*');
           expect(JSON.stringify(statement.Action)).not.toContain('*');
@@ -331,7 +267,7 @@ describe('Class: WebhookReceiver', () => {
       // Prepare
       const { template, receiver, id } = standard;
       const queue = template.toJSON().Resources[id(receiver.queue)];
-      const consumer = template.toJSON().Resources[id(receiver.consumer as IConstruct)];
+      const consumer = template.toJSON().Resources[id(receiver.consumer)];
       const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'))[0];
 
       // Assess
@@ -374,7 +310,7 @@ describe('Class: WebhookReceiver', () => {
       // Assess
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         EventSourceArn: { 'Fn::GetAtt': [id(receiver.queue), 'Arn'] },
-        FunctionName: { Ref: id(receiver.consumer as IConstruct) },
+        FunctionName: { Ref: id(receiver.consumer) },
         BatchSize: 10,
         MaximumBatchingWindowInSeconds: 1,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -386,7 +322,9 @@ describe('Class: WebhookReceiver', () => {
         Timeout: 30,
         Environment: {
           Variables: {
-            POWERTOOLS_SERVICE_NAME: 'webhook-receiver-consumer',
+            POWERTOOLS_SERVICE_NAME: Match.stringLikeRegexp(
+              '^webhook-receiver-[0-9a-f]{8}-consumer$',
+            ),
             POWERTOOLS_METRICS_NAMESPACE: 'ServiceWebhookReceiver',
             NODE_OPTIONS: '--enable-source-maps',
           },
@@ -422,6 +360,45 @@ describe('Class: WebhookReceiver', () => {
         BatchSize: 10,
         MaximumBatchingWindowInSeconds: Match.absent(),
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+
+    it('consumes an existing queue, with the batch size and window of the props', () => {
+      // Prepare
+      const { receiver, id } = synthesize((stack) => ({
+        consumer: true,
+        consumerBatchSize: 100,
+        consumerMaxBatchingWindow: Duration.seconds(20),
+        existingQueue: Queue.fromQueueArn(stack, 'Existing', EXISTING_QUEUE_ARN),
+      }));
+      const template = Template.fromStack(receiver.node.scope as Stack);
+
+      // Assess
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: EXISTING_QUEUE_ARN,
+        FunctionName: { Ref: id(receiver.consumer) },
+        BatchSize: 100,
+        MaximumBatchingWindowInSeconds: 20,
+      });
+    });
+
+    it('merges queueProps and deadLetterQueueProps over the defaults, with a visibility timeout that follows the window', () => {
+      // Prepare
+      const { receiver, resource } = synthesize(() => ({
+        consumerMaxBatchingWindow: Duration.seconds(10),
+        queueProps: { retentionPeriod: Duration.days(4) },
+        deadLetterQueueProps: { queueName: 'booking-hooks-dlq' },
+      }));
+
+      // Assess
+      expect(resource(receiver.queue).Properties).toMatchObject({
+        MessageRetentionPeriod: 4 * 86_400,
+        VisibilityTimeout: 6 * 30 + 10,
+        SqsManagedSseEnabled: true,
+      });
+      expect(resource(receiver.deadLetterQueue).Properties).toMatchObject({
+        QueueName: 'booking-hooks-dlq',
+        MessageRetentionPeriod: 14 * 86_400,
       });
     });
 
@@ -482,11 +459,11 @@ describe('Class: WebhookReceiver', () => {
         },
       },
       {
-        name: 'API 5xx',
+        name: 'front door 5xx',
         key: 'apiServerErrors',
         properties: {
           Namespace: 'AWS/ApiGateway',
-          MetricName: '5XXError',
+          MetricName: '5xx',
           Statistic: 'Sum',
           Threshold: 0,
         },
@@ -497,10 +474,20 @@ describe('Class: WebhookReceiver', () => {
         properties: {
           Namespace: 'ServiceWebhookReceiver',
           MetricName: 'SignatureRejected',
-          Dimensions: [{ Name: 'service', Value: 'webhook-receiver' }],
           Statistic: 'Sum',
           Period: 300,
           Threshold: 9,
+        },
+      },
+      {
+        name: 'any key-load failure in 5 minutes (calls answered 503)',
+        key: 'keyLoadFailures',
+        properties: {
+          Namespace: 'ServiceWebhookReceiver',
+          MetricName: 'KeyLoadFailure',
+          Statistic: 'Sum',
+          Period: 300,
+          Threshold: 0,
         },
       },
     ] as const;
@@ -525,7 +512,7 @@ describe('Class: WebhookReceiver', () => {
       const resources = template.toJSON().Resources;
       const alarm = resources[id(receiver.alarms.signatureRejections)].Properties;
       const variables: Record<string, unknown> =
-        resources[id(receiver.handler)].Properties.Environment.Variables;
+        resources[id(receiver.receiverFunction)].Properties.Environment.Variables;
       const deployed = Object.fromEntries(
         Object.entries(variables).filter(
           (entry): entry is [string, string] =>
@@ -579,15 +566,35 @@ describe('Class: WebhookReceiver', () => {
         { Name: 'QueueName', Value: { 'Fn::GetAtt': [id(receiver.queue), 'QueueName'] } },
       ]);
       expect(dimensionsOf('receiverErrors')).toEqual([
-        { Name: 'FunctionName', Value: { Ref: id(receiver.handler) } },
+        { Name: 'FunctionName', Value: { Ref: id(receiver.receiverFunction) } },
       ]);
       expect(dimensionsOf('apiServerErrors')).toEqual([
-        { Name: 'ApiName', Value: receiver.api.restApiName },
+        { Name: 'ApiId', Value: { Ref: id(receiver.api) } },
       ]);
+      const serviceName =
+        template.toJSON().Resources[id(receiver.receiverFunction)].Properties.Environment.Variables
+          .POWERTOOLS_SERVICE_NAME;
+      for (const key of ['signatureRejections', 'keyLoadFailures'] as const) {
+        expect(dimensionsOf(key)).toEqual([{ Name: 'service', Value: serviceName }]);
+      }
     });
 
-    it('creates six alarms with no actions and no topic when no e-mail is given', () => {
-      standard.template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    it('watches an existing queue and creates no dead-letter queue alarm for it', () => {
+      // Prepare
+      const { template, receiver, resource } = existing;
+
+      // Assess
+      template.resourceCountIs('AWS::SQS::Queue', 0);
+      expect(receiver.deadLetterQueue).toBeUndefined();
+      expect(receiver.alarms.deadLetterQueueNotEmpty).toBeUndefined();
+      expect(resource(receiver.alarms.oldestMessageAge).Properties.Dimensions).toEqual([
+        { Name: 'QueueName', Value: 'bookings' },
+      ]);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    });
+
+    it('creates seven alarms with no actions and no topic when no e-mail is given', () => {
+      standard.template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
       standard.template.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: Match.absent(),
       });
@@ -595,15 +602,16 @@ describe('Class: WebhookReceiver', () => {
       expect(standard.receiver.alarmTopic).toBeUndefined();
     });
 
-    it('notifies an SSL-only topic with the e-mail subscribed when alarmEmail is set', () => {
+    it('notifies alarmActions and an SSL-only topic with the e-mail subscribed when alarmEmail is set', () => {
       // Prepare
       const { template, receiver, id } = fifo;
-      const topicId = id(receiver.alarmTopic as IConstruct);
+      const topicId = id(receiver.alarmTopic);
+      const opsTopicId = id(fifo.stack.node.findChild('OpsTopic'));
 
       // Assess
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
       template.allResourcesProperties('AWS::CloudWatch::Alarm', {
-        AlarmActions: [{ Ref: topicId }],
+        AlarmActions: [{ Ref: opsTopicId }, { Ref: topicId }],
       });
       template.hasResourceProperties('AWS::SNS::Subscription', {
         Protocol: 'email',
@@ -668,6 +676,15 @@ describe('Class: WebhookReceiver', () => {
       ['an address without @', { alarmEmail: 'ops.example.com' }, /alarmEmail/],
       ['an empty service name', { serviceName: ' ' }, /serviceName/],
       ['a rejection threshold of 0', { signatureRejectionAlarmThreshold: 0 }, /signatureRejection/],
+      ['an unknown ingress', { ingress: 'alb' as never }, /ingress "alb" is not one of/],
+      ['an empty secretJsonField', { secretJsonField: ' ' }, /secretJsonField/],
+      ['a batch of 11 on a FIFO queue', { fifo: true, consumerBatchSize: 11 }, /from 1 to 10/],
+      ['a reserved concurrency of 0', { reservedConcurrency: 0 }, /reservedConcurrency/],
+      [
+        'a batching window on a FIFO queue',
+        { fifo: true, consumerMaxBatchingWindow: Duration.seconds(5) },
+        /consumerMaxBatchingWindow/,
+      ],
       [
         'a message age below a minute',
         { messageAgeAlarmThreshold: Duration.seconds(30) },
@@ -698,6 +715,51 @@ describe('Class: WebhookReceiver', () => {
 
       // Assess
       expect(build).not.toThrow();
+    });
+  });
+
+  describe('Two receivers in one stack', () => {
+    let stack: Stack;
+    let first: WebhookReceiver;
+    let second: WebhookReceiver;
+    let template: Template;
+
+    beforeAll(() => {
+      stack = new Stack(templateTestApp(), 'TwoReceivers');
+      first = new WebhookReceiver(stack, 'Bookings', { ingress: 'rest-api' });
+      second = new WebhookReceiver(stack, 'Cancellations', { ingress: 'rest-api' });
+      template = Template.fromStack(stack);
+    });
+
+    it('synthesize side by side with one API Gateway account setting', () => {
+      template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
+      template.resourceCountIs('AWS::ApiGateway::Account', 1);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 14);
+    });
+
+    it('never share an alarm name, an API name or a metric dimension', () => {
+      // Prepare
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+        (alarm) => alarm.Properties,
+      );
+      const apiNames = Object.values(template.findResources('AWS::ApiGateway::RestApi')).map(
+        (api) => api.Properties.Name,
+      );
+
+      // Assess: CloudFormation names each alarm uniquely when AlarmName is absent.
+      expect(alarms.filter((alarm) => alarm.AlarmName !== undefined)).toEqual([]);
+      expect(new Set(apiNames).size).toBe(2);
+      const watched = alarms.map((alarm) =>
+        JSON.stringify([alarm.Namespace, alarm.MetricName, alarm.Dimensions]),
+      );
+      expect(new Set(watched).size).toBe(14);
+      const serviceNames = [first, second].map(
+        (receiver) =>
+          template.toJSON().Resources[
+            stack.getLogicalId(receiver.receiverFunction.node.defaultChild as CfnElement)
+          ].Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
+      );
+      expect(new Set(serviceNames).size).toBe(2);
     });
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * AWS list prices used by `npm run bench -- cost`: US East (N. Virginia), on-demand, free tiers not
+ * subtracted, as published on the pages below when read on 2026-11-24. Each price names its page;
+ * update the date with the figures.
+ */
+export const PRICES = {
+  date: '2026-11-24',
+  region: 'us-east-1',
+  /** HTTP API, first 300 million calls a month. */
+  apiGatewayHttpPerMillionCalls: 1.0,
+  /** REST API, first 333 million calls a month. */
+  apiGatewayRestPerMillionCalls: 3.5,
+  /** Function URLs have no charge of their own: a call through one is billed as a Lambda request. */
+  functionUrlPerMillionCalls: 0,
+  lambdaPerMillionRequests: 0.2,
+  /** arm64, first 7.5 billion GB-seconds a month; billed per 1 ms. */
+  lambdaArm64PerGbSecond: 0.0000133334,
+  /** Per million requests; each 64 KB chunk of a payload is one request. */
+  sqsStandardPerMillionRequests: 0.4,
+  sqsFifoPerMillionRequests: 0.5,
+  secretsManagerPer10kCalls: 0.05,
+  secretsManagerPerSecretMonth: 0.4,
+  /** Standard log class ingestion (Lambda's vended logs start at the same rate). */
+  cloudWatchLogsPerGbIngested: 0.5,
+  /** Standard-resolution alarm on one metric. */
+  cloudWatchPerAlarmMonth: 0.1,
+} as const;
+
+/** Where each price in {@link PRICES} comes from. */
+export const PRICE_SOURCES: Readonly<
+  Record<Exclude<keyof typeof PRICES, 'date' | 'region'>, string>
+> = {
+  apiGatewayHttpPerMillionCalls: 'https://aws.amazon.com/api-gateway/pricing/',
+  apiGatewayRestPerMillionCalls: 'https://aws.amazon.com/api-gateway/pricing/',
+  functionUrlPerMillionCalls:
+    'https://aws.amazon.com/lambda/pricing/ (function URLs: no additional charge)',
+  lambdaPerMillionRequests: 'https://aws.amazon.com/lambda/pricing/',
+  lambdaArm64PerGbSecond: 'https://aws.amazon.com/lambda/pricing/',
+  sqsStandardPerMillionRequests: 'https://aws.amazon.com/sqs/pricing/',
+  sqsFifoPerMillionRequests: 'https://aws.amazon.com/sqs/pricing/',
+  secretsManagerPer10kCalls: 'https://aws.amazon.com/secrets-manager/pricing/',
+  secretsManagerPerSecretMonth: 'https://aws.amazon.com/secrets-manager/pricing/',
+  cloudWatchLogsPerGbIngested: 'https://aws.amazon.com/cloudwatch/pricing/',
+  cloudWatchPerAlarmMonth: 'https://aws.amazon.com/cloudwatch/pricing/',
+};

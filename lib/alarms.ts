@@ -1,0 +1,159 @@
+import { Aws, Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
+import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
+import { acknowledgeNagFindings } from './nag.js';
+import type { ReceiverSettings } from './receiver-settings.js';
+
+/** The alarms a receiver creates, each notifying `alarmActions` and the e-mail topic when given. */
+export interface WebhookReceiverAlarms {
+  /**
+   * The dead-letter queue holds at least one message: a booking the consumer could not process.
+   * Absent with `existingQueue`, whose dead-letter queue (if any) is the owner's to watch.
+   */
+  readonly deadLetterQueueNotEmpty: cloudwatch.Alarm | undefined;
+  /** The oldest message in the queue is older than the threshold: the consumer is down or slow. */
+  readonly oldestMessageAge: cloudwatch.Alarm;
+  /** The receiver function failed with an uncaught error (a bug; outages are answered 503). */
+  readonly receiverErrors: cloudwatch.Alarm;
+  /** The receiver function was throttled by Lambda concurrency limits. */
+  readonly receiverThrottles: cloudwatch.Alarm;
+  /** The front door answered 5xx: a delivery the sender must retry. */
+  readonly apiServerErrors: cloudwatch.Alarm;
+  /** A spike of signature rejections (the receiver's `SignatureRejected` metric). */
+  readonly signatureRejections: cloudwatch.Alarm;
+  /** The keys could not be loaded (`KeyLoadFailure`): calls are being answered 503. */
+  readonly keyLoadFailures: cloudwatch.Alarm;
+}
+
+/** What the alarms watch. */
+export interface AlarmTargets {
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue | undefined;
+  readonly receiverFunction: lambda.IFunction;
+  readonly serverErrors: cloudwatch.IMetric;
+}
+
+/** An SSL-only topic that CloudWatch alarms of this account and region may publish to, with the address subscribed. */
+export function createAlarmTopic(scope: Construct, email: string): sns.Topic {
+  const topic = new sns.Topic(scope, 'AlarmTopic', {
+    displayName: 'Webhook receiver alarms',
+    enforceSSL: true,
+  });
+  // A topic policy replaces SNS's default one, so CloudWatch must be allowed explicitly, and only
+  // for alarms of this account and region.
+  topic.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowCloudWatchAlarms',
+      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        ArnLike: {
+          'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*`,
+        },
+      },
+    }),
+  );
+  const subscription = topic.addSubscription(new EmailSubscription(email));
+  acknowledgeNagFindings(subscription, {
+    pack: 'Serverless',
+    rule: 'Serverless-SNSRedrivePolicy',
+    reason:
+      'Serverless-SNSRedrivePolicy (redrive policy): a notification e-mail that cannot be delivered loses nothing, because the alarm it announced stays in the ALARM state in CloudWatch until the cause is fixed.',
+  });
+  return topic;
+}
+
+/**
+ * The receiver's alarms. Their names are left to CloudFormation (stack name, logical id and a
+ * random suffix), and the receiver's own metrics carry the instance's service name, so two
+ * receivers never share an alarm name or a metric.
+ */
+export function createAlarms(
+  scope: Construct,
+  settings: ReceiverSettings,
+  targets: AlarmTargets,
+  actions: readonly cloudwatch.IAlarmAction[],
+): WebhookReceiverAlarms {
+  const fiveMinutes = Duration.minutes(5);
+  const alarm = (
+    id: string,
+    options: { metric: cloudwatch.IMetric; threshold: number; description: string },
+  ): cloudwatch.Alarm => {
+    const created = new cloudwatch.Alarm(scope, `${id}Alarm`, {
+      metric: options.metric,
+      threshold: options.threshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      // No traffic means nothing is wrong: metrics for queues and functions are absent when idle.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: options.description,
+    });
+    created.addAlarmAction(...actions);
+    return created;
+  };
+  const receiverMetric = (metricName: string) =>
+    new cloudwatch.Metric({
+      namespace: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service: settings.serviceName },
+      statistic: cloudwatch.Stats.SUM,
+      period: fiveMinutes,
+    });
+  const { deadLetterQueue } = targets;
+  return {
+    deadLetterQueueNotEmpty: deadLetterQueue
+      ? alarm('DeadLetterQueueNotEmpty', {
+          metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            statistic: cloudwatch.Stats.MAXIMUM,
+            period: Duration.minutes(1),
+          }),
+          threshold: 0,
+          description: 'The dead-letter queue holds bookings the consumer failed on 5 times.',
+        })
+      : undefined,
+    oldestMessageAge: alarm('OldestMessageAge', {
+      metric: targets.queue.metricApproximateAgeOfOldestMessage({
+        statistic: cloudwatch.Stats.MAXIMUM,
+        period: Duration.minutes(1),
+      }),
+      threshold: settings.messageAgeAlarmThreshold.toSeconds(),
+      description: 'Queued bookings wait too long: the consumer is down or too slow.',
+    }),
+    receiverErrors: alarm('ReceiverErrors', {
+      metric: targets.receiverFunction.metricErrors({ period: fiveMinutes }),
+      threshold: 0,
+      description: 'The receiver function failed with an uncaught error.',
+    }),
+    receiverThrottles: alarm('ReceiverThrottles', {
+      metric: targets.receiverFunction.metricThrottles({ period: fiveMinutes }),
+      threshold: 0,
+      description: 'The receiver function was throttled; deliveries were refused.',
+    }),
+    apiServerErrors: alarm('ApiServerErrors', {
+      metric: targets.serverErrors,
+      threshold: 0,
+      description:
+        'The front door answered 5xx: deliveries were not acknowledged and will be retried.',
+    }),
+    signatureRejections: alarm('SignatureRejections', {
+      metric: receiverMetric(METRIC_NAMES.signatureRejected),
+      threshold: settings.signatureRejectionAlarmThreshold - 1,
+      description: 'A spike of requests with a missing or wrong signature: forgery or a stale key.',
+    }),
+    keyLoadFailures: alarm('KeyLoadFailures', {
+      metric: receiverMetric(METRIC_NAMES.keyLoadFailure),
+      threshold: 0,
+      description:
+        'The signing keys could not be loaded from Secrets Manager: calls are being answered 503.',
+    }),
+  };
+}

@@ -1,0 +1,69 @@
+import { Duration } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { createLogGroup } from '../log-group.js';
+import { acknowledgeNagFindings } from '../nag.js';
+import { type IngressFactory, WEBHOOK_PATH } from './ingress.js';
+
+/** JSON access log line of the HTTP API: who called, what was answered, how long it took. */
+export const HTTP_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    sourceIp: '$context.identity.sourceIp',
+    requestTime: '$context.requestTime',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationStatus: '$context.integrationStatus',
+    integrationErrorMessage: '$context.integrationErrorMessage',
+    errorMessage: '$context.error.message',
+  }),
+);
+
+/**
+ * An API Gateway HTTP API: route `POST /webhook` with payload format 2.0 into the receiver, one
+ * `$default` stage throttled by the throttle props and logging access as JSON.
+ */
+export const createHttpApi: IngressFactory = (scope, settings, receiverFunction) => {
+  const accessLogGroup = createLogGroup(scope, 'AccessLogs', settings.logRetention);
+  const api = new apigatewayv2.HttpApi(scope, 'Api', {
+    description: 'Receives signed webhooks from the booking service',
+    // The stage is created below, with throttling and access logs, which the default one lacks.
+    createDefaultStage: false,
+  });
+  new apigatewayv2.HttpStage(scope, 'ApiStage', {
+    httpApi: api,
+    stageName: '$default',
+    autoDeploy: true,
+    throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
+    accessLogSettings: {
+      destination: new apigatewayv2.LogGroupLogDestination(accessLogGroup),
+      format: HTTP_API_ACCESS_LOG_FORMAT,
+    },
+  });
+  const route = api.addRoutes({
+    path: `/${WEBHOOK_PATH}`,
+    methods: [apigatewayv2.HttpMethod.POST],
+    integration: new HttpLambdaIntegration('ReceiverIntegration', receiverFunction, {
+      payloadFormatVersion: apigatewayv2.PayloadFormatVersion.VERSION_2_0,
+    }),
+  });
+  acknowledgeNagFindings(route[0] ?? api, {
+    pack: 'AwsSolutions',
+    rule: 'AwsSolutions-APIG4',
+    reason:
+      'AwsSolutions-APIG4 (authorization): the booking service cannot present IAM, JWT or Lambda-authorizer credentials, so the HMAC signature in its Service-Signature header, verified by the receiver function, is the authentication.',
+  });
+  return {
+    url: `${api.apiEndpoint}/${WEBHOOK_PATH}`,
+    serverErrors: api.metricServerError({
+      period: Duration.minutes(5),
+      statistic: cloudwatch.Stats.SUM,
+    }),
+    api,
+    accessLogGroup,
+  };
+};

@@ -1,0 +1,31 @@
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { ReceiverSettings } from '../receiver-settings.js';
+
+/** The route every front door exposes: senders POST to it. */
+export const WEBHOOK_PATH = 'webhook';
+
+/** A front door in front of the receiver function, whatever its kind. */
+export interface Ingress {
+  /** The full URL to POST webhooks to. */
+  readonly url: string;
+  /** Calls the front door answered 5xx (Sum): deliveries the sender must retry. */
+  readonly serverErrors: cloudwatch.IMetric;
+  /** The API, for `http-api` and `rest-api`. */
+  readonly api?: apigateway.RestApi | apigatewayv2.HttpApi;
+  /** The function URL, for `function-url`. */
+  readonly functionUrl?: lambda.FunctionUrl;
+  /** The API's access log group (function URLs have no access log). */
+  readonly accessLogGroup?: logs.LogGroup;
+}
+
+/** Builds one kind of front door for the receiver function, inside the construct's scope. */
+export type IngressFactory = (
+  scope: Construct,
+  settings: ReceiverSettings,
+  receiverFunction: lambda.IFunction,
+) => Ingress;

@@ -1,0 +1,114 @@
+import { Duration, Names } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { createLogGroup } from '../log-group.js';
+import { acknowledgeNagFindings } from '../nag.js';
+import { apiGatewayAccount } from './api-gateway-account.js';
+import { type IngressFactory, WEBHOOK_PATH } from './ingress.js';
+
+/** JSON access log line: who called, what was answered, and how long the receiver took. */
+export const REST_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: apigateway.AccessLogField.contextRequestId(),
+    sourceIp: apigateway.AccessLogField.contextIdentitySourceIp(),
+    requestTime: apigateway.AccessLogField.contextRequestTime(),
+    httpMethod: apigateway.AccessLogField.contextHttpMethod(),
+    resourcePath: apigateway.AccessLogField.contextResourcePath(),
+    status: apigateway.AccessLogField.contextStatus(),
+    responseLength: apigateway.AccessLogField.contextResponseLength(),
+    responseLatency: apigateway.AccessLogField.contextResponseLatency(),
+    integrationStatus: apigateway.AccessLogField.contextIntegrationStatus(),
+    integrationErrorMessage: apigateway.AccessLogField.contextIntegrationErrorMessage(),
+    errorMessage: apigateway.AccessLogField.contextErrorMessage(),
+  }),
+);
+
+/**
+ * A regional REST API: `POST /webhook` proxied to the receiver, a throttled stage with JSON
+ * access logs and error-only execution logs, X-Ray when tracing is on, and the web ACL of
+ * `webAclArn` associated with the stage when given.
+ */
+export const createRestApi: IngressFactory = (scope, settings, receiverFunction) => {
+  const accessLogGroup = createLogGroup(scope, 'AccessLogs', settings.logRetention);
+  const api = new apigateway.RestApi(scope, 'Api', {
+    // Unique in the account: API Gateway metrics (and so the 5xx alarm) are keyed by this name.
+    restApiName: Names.uniqueResourceName(scope, { maxLength: 128, separator: '-' }),
+    description: 'Receives signed webhooks from the booking service',
+    endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
+    // The account-wide logging role is a stack singleton (below), not one per API.
+    cloudWatchRole: false,
+    deployOptions: {
+      throttlingRateLimit: settings.throttleRateLimit,
+      throttlingBurstLimit: settings.throttleBurstLimit,
+      accessLogDestination: new apigateway.LogGroupLogDestination(accessLogGroup),
+      accessLogFormat: REST_API_ACCESS_LOG_FORMAT,
+      metricsEnabled: true,
+      // Errors only, and never request bodies: payloads carry the booking user's name and e-mail.
+      loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+      dataTraceEnabled: false,
+      tracingEnabled: settings.tracing,
+    },
+  });
+  if (settings.apiGatewayCloudWatchRole) {
+    // Execution logs need the account's logging role in place before the stage turns them on.
+    api.deploymentStage.node.addDependency(apiGatewayAccount(scope));
+  }
+  api.root
+    .addResource(WEBHOOK_PATH)
+    .addMethod('POST', new apigateway.LambdaIntegration(receiverFunction, { proxy: true }));
+  // RestApi always adds an output with the stage's base URL; registering that URL instead of
+  // the /webhook one would send every delivery to a 403.
+  api.node.tryRemoveChild('Endpoint');
+  if (settings.webAclArn !== undefined) {
+    new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', {
+      resourceArn: api.deploymentStage.stageArn,
+      webAclArn: settings.webAclArn,
+    });
+  } else {
+    acknowledgeNagFindings(api.deploymentStage, {
+      pack: 'AwsSolutions',
+      rule: 'AwsSolutions-APIG3',
+      reason:
+        'AwsSolutions-APIG3 (WAF): forged calls cost one short Lambda invocation before the signature check rejects them and stage throttling caps their rate, so a web ACL would add a fixed monthly charge for little gain; set webAclArn where policy requires one.',
+    });
+  }
+  acknowledgeNagFindings(
+    api,
+    {
+      pack: 'AwsSolutions',
+      rule: 'AwsSolutions-APIG2',
+      reason:
+        'AwsSolutions-APIG2 (request validation): the receiver function validates each request itself because it must see the exact raw body to check the HMAC signature and answer 400/401 with the documented bodies, which an API Gateway validator would pre-empt with its own.',
+    },
+    {
+      pack: 'AwsSolutions',
+      rule: 'AwsSolutions-APIG4',
+      reason:
+        'AwsSolutions-APIG4 (authorization): the booking service cannot present IAM, Cognito or token credentials, so the HMAC signature in its Service-Signature header, verified by the receiver function, is the authentication.',
+    },
+    {
+      pack: 'AwsSolutions',
+      rule: 'AwsSolutions-COG4',
+      reason:
+        'AwsSolutions-COG4 (Cognito authorizer): the caller is the booking service, not a signed-in user, and it authenticates with the HMAC signature the receiver function verifies.',
+    },
+  );
+  if (!settings.tracing) {
+    acknowledgeNagFindings(api.deploymentStage, {
+      pack: 'Serverless',
+      rule: 'Serverless-APIGWXrayEnabled',
+      reason:
+        'Serverless-APIGWXrayEnabled (X-Ray): tracing costs more per call than the rest of the receiver, so it is off by default and turned on with the tracing prop when needed.',
+    });
+  }
+  return {
+    url: api.urlForPath(`/${WEBHOOK_PATH}`),
+    serverErrors: api.metricServerError({
+      period: Duration.minutes(5),
+      statistic: cloudwatch.Stats.SUM,
+    }),
+    api,
+    accessLogGroup,
+  };
+};

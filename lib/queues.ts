@@ -1,0 +1,50 @@
+import { Duration } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { acknowledgeNagFindings } from './nag.js';
+import { QUEUE_SETTINGS, visibilityTimeoutSeconds } from './queue-settings.js';
+import type { ReceiverSettings } from './receiver-settings.js';
+
+/** The queue verified events go to and, when the construct created it, its dead-letter queue. */
+export interface ReceiverQueues {
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.Queue | undefined;
+}
+
+/**
+ * The given `existingQueue`, or a new queue with a dead-letter queue: SQS-managed encryption, TLS
+ * only, 14 days' retention, 1 MiB messages, FIFO when asked; `queueProps` and
+ * `deadLetterQueueProps` are merged over these defaults.
+ */
+export function createQueues(scope: Construct, settings: ReceiverSettings): ReceiverQueues {
+  if (settings.existingQueue !== undefined) {
+    return { queue: settings.existingQueue, deadLetterQueue: undefined };
+  }
+  const defaults: sqs.QueueProps = {
+    // SQS-managed SSE: encrypted at rest at no cost, and no KMS key policy to keep in step with
+    // every producer and consumer (a customer managed key adds cost and a failure mode).
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.seconds(QUEUE_SETTINGS.retentionPeriodSeconds),
+    maxMessageSizeBytes: QUEUE_SETTINGS.maxMessageSizeBytes,
+    ...(settings.fifo ? { fifo: true } : {}),
+  };
+  const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
+    ...defaults,
+    ...settings.deadLetterQueueProps,
+  });
+  acknowledgeNagFindings(deadLetterQueue, {
+    pack: 'Serverless',
+    rule: 'Serverless-SQSRedrivePolicy',
+    reason:
+      'Serverless-SQSRedrivePolicy (redrive policy): this queue is the dead-letter queue of the webhook queue, the end of the redrive chain, and its own alarm reports any message in it.',
+  });
+  const batchingWindowSeconds = settings.fifo ? 0 : settings.consumerMaxBatchingWindow.toSeconds();
+  const queue = new sqs.Queue(scope, 'Queue', {
+    ...defaults,
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount },
+    visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(undefined, batchingWindowSeconds)),
+    ...settings.queueProps,
+  });
+  return { queue, deadLetterQueue };
+}

@@ -1,0 +1,214 @@
+import { Duration, Names, Token } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
+import { InvalidConfigurationError } from './configuration-error.js';
+import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
+import type { WebhookReceiverProps } from './webhook-receiver.js';
+
+/** The front doors a {@link WebhookReceiverProps.ingress} can name. */
+export const INGRESS_KINDS = ['http-api', 'rest-api', 'function-url'] as const;
+
+/** How calls reach the receiver function. */
+export type IngressKind = (typeof INGRESS_KINDS)[number];
+
+/** Thrown when {@link WebhookReceiverProps} hold a value the receiver cannot work with. */
+export class InvalidWebhookReceiverPropsError extends InvalidConfigurationError {}
+
+/** Props with defaults applied and values checked: what the parts of the construct build from. */
+export interface ReceiverSettings {
+  readonly ingress: IngressKind;
+  readonly webAclArn: string | undefined;
+  readonly reservedConcurrency: number | undefined;
+  readonly fifo: boolean;
+  readonly existingQueue: sqs.IQueue | undefined;
+  readonly queueProps: sqs.QueueProps;
+  readonly deadLetterQueueProps: sqs.QueueProps;
+  readonly signatureToleranceSeconds: number;
+  readonly previousKeyGraceSeconds: number;
+  readonly forwardEvents: readonly string[];
+  readonly secretJsonField: string | undefined;
+  readonly throttleRateLimit: number;
+  readonly throttleBurstLimit: number;
+  readonly alarmEmail: string | undefined;
+  readonly alarmActions: readonly cloudwatch.IAlarmAction[];
+  readonly consumer: boolean;
+  readonly consumerBatchSize: number;
+  readonly consumerMaxBatchingWindow: Duration;
+  readonly tracing: boolean;
+  readonly serviceName: string;
+  readonly logRetention: logs.RetentionDays;
+  readonly signatureRejectionAlarmThreshold: number;
+  readonly messageAgeAlarmThreshold: Duration;
+  readonly apiGatewayCloudWatchRole: boolean;
+}
+
+const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const WEB_ACL_ARN = /^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[^/]+\/[^/]+$/;
+
+/**
+ * Applies the defaults and checks the props, naming the prop in every error.
+ * @param scope the construct, whose path makes the default service name unique
+ * @throws InvalidWebhookReceiverPropsError on a value the receiver cannot work with
+ */
+export function resolveSettings(scope: Construct, props: WebhookReceiverProps): ReceiverSettings {
+  const ingress = props.ingress ?? 'http-api';
+  if (!INGRESS_KINDS.includes(ingress)) {
+    throw new InvalidWebhookReceiverPropsError(
+      `ingress ${JSON.stringify(ingress)} is not one of ${INGRESS_KINDS.join(', ')}`,
+    );
+  }
+  checkIngressOptions(ingress, props);
+  const forwardEvents = checkEvents(props.forwardEvents ?? [CONFIG_DEFAULTS.FORWARD_EVENTS]);
+  if (props.alarmEmail !== undefined && !EMAIL.test(props.alarmEmail)) {
+    throw new InvalidWebhookReceiverPropsError(
+      `alarmEmail ${JSON.stringify(props.alarmEmail)} is not an e-mail address`,
+    );
+  }
+  if (props.secretJsonField !== undefined && props.secretJsonField.trim() === '') {
+    throw new InvalidWebhookReceiverPropsError('secretJsonField must not be empty');
+  }
+  // The service name is the dimension of the receiver's own metrics (and so of their alarms):
+  // the default carries a hash of the construct's path, so two receivers never share one.
+  const serviceName =
+    props.serviceName ??
+    `${CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME}-${Names.uniqueId(scope).slice(-8).toLowerCase()}`;
+  if (serviceName.trim() === '') {
+    throw new InvalidWebhookReceiverPropsError('serviceName must not be empty');
+  }
+  const messageAgeAlarmThreshold = props.messageAgeAlarmThreshold ?? Duration.minutes(15);
+  if (!messageAgeAlarmThreshold.isUnresolved() && messageAgeAlarmThreshold.toSeconds() < 60) {
+    throw new InvalidWebhookReceiverPropsError(
+      'messageAgeAlarmThreshold must be at least one minute: SQS publishes the age once a minute',
+    );
+  }
+  const fifo = props.existingQueue?.fifo ?? props.fifo ?? false;
+  if (props.existingQueue !== undefined && props.fifo !== undefined && props.fifo !== fifo) {
+    throw new InvalidWebhookReceiverPropsError(
+      `fifo is ${props.fifo} but existingQueue is ${fifo ? 'a FIFO' : 'a standard'} queue`,
+    );
+  }
+  const consumerMaxBatchingWindow =
+    props.consumerMaxBatchingWindow ?? Duration.seconds(CONSUMER_BATCHING_WINDOW_SECONDS);
+  if (fifo && props.consumerMaxBatchingWindow !== undefined) {
+    throw new InvalidWebhookReceiverPropsError(
+      'consumerMaxBatchingWindow cannot be used with a FIFO queue: Lambda does not support a batching window there',
+    );
+  }
+  return {
+    ingress,
+    webAclArn: props.webAclArn,
+    reservedConcurrency: optionalInteger('reservedConcurrency', props.reservedConcurrency, 1),
+    fifo,
+    existingQueue: props.existingQueue,
+    queueProps: props.queueProps ?? {},
+    deadLetterQueueProps: props.deadLetterQueueProps ?? {},
+    signatureToleranceSeconds: checkInteger(
+      'signatureToleranceSeconds',
+      props.signatureToleranceSeconds ?? CONFIG_DEFAULTS.SIGNATURE_TOLERANCE_SECONDS,
+      1,
+      3600,
+    ),
+    previousKeyGraceSeconds: checkInteger(
+      'previousKeyGraceSeconds',
+      props.previousKeyGraceSeconds ?? CONFIG_DEFAULTS.PREVIOUS_KEY_GRACE_SECONDS,
+      0,
+    ),
+    forwardEvents,
+    secretJsonField: props.secretJsonField,
+    throttleRateLimit: checkPositive('throttleRateLimit', props.throttleRateLimit ?? 100),
+    throttleBurstLimit: checkInteger('throttleBurstLimit', props.throttleBurstLimit ?? 200, 1),
+    alarmEmail: props.alarmEmail,
+    alarmActions: props.alarmActions ?? [],
+    consumer: props.consumer ?? false,
+    // FIFO event sources take at most 10 messages per batch; standard queues up to 10,000.
+    consumerBatchSize: checkInteger(
+      'consumerBatchSize',
+      props.consumerBatchSize ?? CONSUMER_BATCH_SIZE,
+      1,
+      fifo ? 10 : 10_000,
+    ),
+    consumerMaxBatchingWindow,
+    tracing: props.tracing ?? false,
+    serviceName,
+    logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    signatureRejectionAlarmThreshold: checkInteger(
+      'signatureRejectionAlarmThreshold',
+      props.signatureRejectionAlarmThreshold ?? 10,
+      1,
+    ),
+    messageAgeAlarmThreshold,
+    apiGatewayCloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
+  };
+}
+
+/** Options that only one front door can honour are refused elsewhere rather than ignored. */
+function checkIngressOptions(ingress: IngressKind, props: WebhookReceiverProps): void {
+  if (props.webAclArn !== undefined) {
+    if (ingress !== 'rest-api') {
+      throw new InvalidWebhookReceiverPropsError(
+        `webAclArn needs ingress rest-api (WAF associates with REST API stages), got ingress ${ingress}`,
+      );
+    }
+    if (!Token.isUnresolved(props.webAclArn) && !WEB_ACL_ARN.test(props.webAclArn)) {
+      throw new InvalidWebhookReceiverPropsError(
+        `webAclArn ${JSON.stringify(props.webAclArn)} is not the ARN of a regional WAFv2 web ACL`,
+      );
+    }
+  }
+  if (ingress === 'function-url') {
+    for (const name of ['throttleRateLimit', 'throttleBurstLimit'] as const) {
+      if (props[name] !== undefined) {
+        throw new InvalidWebhookReceiverPropsError(
+          `${name} throttles an API stage; ingress function-url has none: use reservedConcurrency`,
+        );
+      }
+    }
+  }
+}
+
+function checkEvents(forwardEvents: readonly string[]): readonly string[] {
+  // Names are checked here because FORWARD_EVENTS is their comma-joined list; the rest of the
+  // rule is the receiver's own, so the stack cannot deploy a list the function refuses.
+  const badEvent = forwardEvents.find((event) => event !== '*' && !EVENT_NAME.test(event));
+  if (badEvent !== undefined) {
+    throw new InvalidWebhookReceiverPropsError(
+      `forwardEvents entry ${JSON.stringify(badEvent)} is not an event type: use letters, digits, '_', '.', ':' or '-', or '*' alone`,
+    );
+  }
+  const checkedEvents = checkForwardEvents(forwardEvents);
+  if (!checkedEvents.ok) {
+    throw new InvalidWebhookReceiverPropsError(
+      `forwardEvents ${checkedEvents.problem}, got ${JSON.stringify(forwardEvents)}`,
+    );
+  }
+  return forwardEvents;
+}
+
+/** Checks an integer in [min, max]; tokens (e.g. CloudFormation parameters) are left to deploy time. */
+function checkInteger(
+  name: string,
+  value: number,
+  min: number,
+  max: number = Number.MAX_SAFE_INTEGER,
+): number {
+  if (!Token.isUnresolved(value) && !(Number.isInteger(value) && value >= min && value <= max)) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new InvalidWebhookReceiverPropsError(`${name} must be an integer ${range}, got ${value}`);
+  }
+  return value;
+}
+
+function optionalInteger(name: string, value: number | undefined, min: number) {
+  return value === undefined ? undefined : checkInteger(name, value, min);
+}
+
+function checkPositive(name: string, value: number): number {
+  if (!Token.isUnresolved(value) && !(Number.isFinite(value) && value > 0)) {
+    throw new InvalidWebhookReceiverPropsError(`${name} must be a number above 0, got ${value}`);
+  }
+  return value;
+}

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  INGRESS_KINDS,
+  WebhookReceiver,
+  type WebhookReceiverProps,
+} from '../../lib/webhook-receiver.js';
+import { appProps, SKIP_BUNDLING } from './cdk-app.js';
+
+/** The parts of CDK's validation-report.json these tests read. */
+interface ValidationReport {
+  readonly pluginReports: ReadonlyArray<{
+    readonly pluginName: string;
+    readonly violations: ReadonlyArray<{
+      readonly ruleName: string;
+      readonly violatingResources: ReadonlyArray<{ readonly locations: readonly string[] }>;
+    }>;
+    readonly suppressedViolations?: ReadonlyArray<{ readonly ruleName: string }>;
+  }>;
+}
+
+/** Every combination the issue names (ingress x existingQueue x consumer x fifo), plus tracing and the alarm e-mail per ingress. */
+const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
+  ...[false, true].flatMap((existingQueue) =>
+    [false, true].flatMap((consumer) =>
+      [false, true].map((fifo) => ({ ingress, existingQueue, consumer, fifo, tracing: false })),
+    ),
+  ),
+  {
+    ingress,
+    existingQueue: false,
+    consumer: true,
+    fifo: false,
+    tracing: true,
+    alarmEmail: 'ops@example.com',
+  },
+]);
+
+describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the construct', () => {
+  let report: ValidationReport;
+
+  beforeAll(() => {
+    // Prepare: one app with a stack per combination, synthesized once. The stacks add nothing
+    // but the construct: every acknowledgement must come from the construct itself.
+    const app = new App(appProps(SKIP_BUNDLING));
+    for (const [index, { existingQueue, ...options }] of COMBINATIONS.entries()) {
+      // The stack's description names the combination, for a reader of a failing report.
+      const stack = new Stack(app, `Nag${index}`, {
+        description: JSON.stringify({ existingQueue, ...options }),
+      });
+      const props: WebhookReceiverProps = {
+        ...options,
+        ...(existingQueue
+          ? {
+              existingQueue: Queue.fromQueueArn(
+                stack,
+                'Existing',
+                `arn:aws:sqs:eu-west-1:123456789012:bookings${options.fifo ? '.fifo' : ''}`,
+              ),
+            }
+          : {}),
+      };
+      new WebhookReceiver(stack, 'Receiver', props);
+    }
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+
+    // Act
+    const assembly = app.synth();
+    report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'));
+  }, 120_000);
+
+  it('runs both packs on every combination', () => {
+    expect(report.pluginReports.map((plugin) => plugin.pluginName).sort()).toEqual([
+      'AwsSolutions',
+      'Serverless',
+    ]);
+    expect(COMBINATIONS).toHaveLength(27);
+  });
+
+  it('reports no finding for any ingress, with or without existingQueue, consumer or fifo', () => {
+    // Act
+    const findings = report.pluginReports.flatMap((plugin) =>
+      plugin.violations.flatMap((violation) =>
+        violation.violatingResources.map(
+          (resource) => `${violation.ruleName} at ${resource.locations.join(', ')}`,
+        ),
+      ),
+    );
+
+    // Assess
+    expect(findings).toEqual([]);
+  });
+
+  it('acknowledges findings of both packs (so the empty result is not a pack that did not run)', () => {
+    for (const plugin of report.pluginReports) {
+      expect(plugin.suppressedViolations?.length).toBeGreaterThan(0);
+    }
+  });
+});
