@@ -107,7 +107,7 @@ export function createInspector(options: InspectorOptions): Inspector {
       if (stored === undefined) return sendJson(response, 404, { message: 'No such delivery' });
       return sendJson(response, 200, stored.detail);
     }
-    if (route === 'api/stream') return openStream(request, response);
+    if (route === 'api/stream') return openStream(response);
     const asset = (await pageAssets()).get(route === '' ? 'index.html' : route);
     if (asset === undefined) return sendJson(response, 404, { message: 'Not Found' });
     response.writeHead(200, { 'content-type': asset.contentType, ...PAGE_HEADERS });
@@ -148,7 +148,7 @@ export function createInspector(options: InspectorOptions): Inspector {
     });
   };
 
-  const openStream = (request: IncomingMessage, response: ServerResponse): void => {
+  const openStream = (response: ServerResponse): void => {
     response.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-store',
@@ -156,7 +156,7 @@ export function createInspector(options: InspectorOptions): Inspector {
     });
     response.write(': connected\n\n');
     streams.add(response);
-    request.on('close', () => streams.delete(response));
+    response.on('close', () => streams.delete(response));
   };
 
   return {
