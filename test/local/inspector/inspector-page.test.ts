@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { access, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,9 @@ describe('Function: the inspector page', () => {
     await mkdir(SCRATCH, { recursive: true });
     process.env.TMPDIR = SCRATCH;
     receiver = await startLocalReceiverInProcess(STALE.key, SCRATCH);
+    await access(CHROMIUM).catch(() => {
+      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM });
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   });
