@@ -1,4 +1,5 @@
 import { ensureWebhookSecret, type LocalWebhookSecret } from './dotenv.js';
+import { isLoopbackHost } from './inspector/access.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
 import type { StartConfig } from './start-config.js';
@@ -24,7 +25,10 @@ export interface LocalReceiver {
   readonly webhook: WebhookServer;
   readonly queues: LocalQueues;
   readonly key: LocalWebhookSecret;
-  /** The delivery inspector's page, e.g. `http://127.0.0.1:3000/_inspector`; unset with `INSPECTOR=off`. */
+  /**
+   * The delivery inspector's page, e.g. `http://127.0.0.1:3000/_inspector`; unset when it is not
+   * served (`INSPECTOR=off`, or a `HOST` other than loopback without `INSPECTOR=on`).
+   */
   readonly inspectorUrl: string | undefined;
   /** Environment variables this run removed because they conflict with a local run. */
   readonly ignored: readonly string[];
@@ -90,7 +94,7 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
       webhook,
       queues,
       key,
-      inspectorUrl: inspector === undefined ? undefined : `${origin}${INSPECTOR_PATH}`,
+      inspectorUrl: servesInspector(options) ? `${origin}${INSPECTOR_PATH}` : undefined,
       ignored,
       close: async () => {
         inspector?.close();
@@ -110,4 +114,9 @@ function inspectorHooks(
 ): Pick<WebhookServerOptions, 'onDelivery' | 'inspector'> {
   if (inspector === undefined) return {};
   return { onDelivery: inspector.onDelivery, inspector: inspector.routes };
+}
+
+/** Whether the inspector answers at all: `INSPECTOR=on`, or unset with a loopback `HOST`. */
+function servesInspector(config: StartConfig): boolean {
+  return config.inspector === 'on' || (config.inspector === 'auto' && isLoopbackHost(config.host));
 }
