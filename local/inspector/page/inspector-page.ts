@@ -90,9 +90,10 @@ function renderList(): void {
     }),
   );
   byId('empty').hidden = all.length > 0;
+  const noun = all.length === 1 ? 'delivery' : 'deliveries';
   byId('count').textContent =
     shown.length === all.length
-      ? `${all.length} deliveries`
+      ? `${all.length} ${noun}`
       : `${shown.length} of ${all.length} shown`;
 }
 
@@ -295,7 +296,7 @@ async function openFromHash(): Promise<void> {
   }
   try {
     renderDetail(await getJson<DeliveryDetail>(`/deliveries/${encodeURIComponent(selected)}`));
-    detail.focus();
+    detail.focus({ preventScroll: true });
   } catch (error) {
     detail.replaceChildren(
       element('p', { textContent: `Cannot open ${selected}: ${(error as Error).message}` }),
