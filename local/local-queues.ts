@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
 import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
 import { closeServer, LOOPBACK, listen } from './net.js';
@@ -28,6 +28,8 @@ const LOCAL_REGION = 'us-east-1';
 export interface LocalQueuesOptions {
   /** TCP port to listen on; 0 picks a free one (the bound port is in the result). */
   readonly port: number;
+  /** Local inspector hook: wraps the queue server's request listener to watch its traffic. */
+  readonly tap?: (listener: RequestListener) => RequestListener;
 }
 
 /** A running embedded SQS-compatible server with the receiver's two queues. */
@@ -83,7 +85,7 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     ],
   });
   // Loopback only: the embedded queue has no authentication, so it must never face a network.
-  const server = createServer(requestHandler);
+  const server = createServer(options.tap?.(requestHandler) ?? requestHandler);
   let port = await listen(server, options.port, LOOPBACK);
   // Queue URLs are computed from the service's port; with port 0 it only becomes known now.
   service.PORT = port;

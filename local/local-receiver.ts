@@ -1,7 +1,14 @@
 import { ensureWebhookSecret, type LocalWebhookSecret } from './dotenv.js';
+import { isLoopbackHost } from './inspector/access.js';
+import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
 import type { StartConfig } from './start-config.js';
-import { startWebhookServer, type WebhookServer } from './webhook-server.js';
+import {
+  INSPECTOR_PATH,
+  startWebhookServer,
+  type WebhookServer,
+  type WebhookServerOptions,
+} from './webhook-server.js';
 
 /** Options of {@link startLocalReceiver}. */
 export interface LocalReceiverOptions extends StartConfig {
@@ -18,6 +25,11 @@ export interface LocalReceiver {
   readonly webhook: WebhookServer;
   readonly queues: LocalQueues;
   readonly key: LocalWebhookSecret;
+  /**
+   * The delivery inspector's page, e.g. `http://127.0.0.1:3000/_inspector`; unset when it is not
+   * served (`INSPECTOR=off`, or a `HOST` other than loopback without `INSPECTOR=on`).
+   */
+  readonly inspectorUrl: string | undefined;
   /** Environment variables this run removed because they conflict with a local run. */
   readonly ignored: readonly string[];
   /** Stops the endpoint, then the queues. */
@@ -41,7 +53,20 @@ const LOCAL_SDK_DEFAULTS = {
 export async function startLocalReceiver(options: LocalReceiverOptions): Promise<LocalReceiver> {
   const { env } = options;
   const key = await ensureWebhookSecret(env, options.dotEnvPath);
-  const queues = await startLocalQueues({ port: options.localSqsPort });
+  let origin = '';
+  const inspector =
+    options.inspector === 'off'
+      ? undefined
+      : createInspector({
+          mode: options.inspector,
+          listenHost: options.host,
+          key: key.secret,
+          origin: () => origin,
+        });
+  const queues = await startLocalQueues({
+    port: options.localSqsPort,
+    ...(inspector === undefined ? {} : { tap: inspector.tapQueue }),
+  });
   const ignored: string[] = [];
   if (env.SECRET_ID !== undefined) {
     delete env.SECRET_ID;
@@ -62,13 +87,17 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
       host: options.host,
       handler,
       onHandlerError: options.onHandlerError,
+      ...inspectorHooks(inspector),
     });
+    origin = new URL(webhook.url).origin;
     return {
       webhook,
       queues,
       key,
+      inspectorUrl: servesInspector(options) ? `${origin}${INSPECTOR_PATH}` : undefined,
       ignored,
       close: async () => {
+        inspector?.close();
         await webhook.close();
         await queues.close();
       },
@@ -77,4 +106,17 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
     await queues.close();
     throw error;
   }
+}
+
+/** The server options that plug the inspector in (none when it is off). */
+function inspectorHooks(
+  inspector: Inspector | undefined,
+): Pick<WebhookServerOptions, 'onDelivery' | 'inspector'> {
+  if (inspector === undefined) return {};
+  return { onDelivery: inspector.onDelivery, inspector: inspector.routes };
+}
+
+/** Whether the inspector answers at all: `INSPECTOR=on`, or unset with a loopback `HOST`. */
+function servesInspector(config: StartConfig): boolean {
+  return config.inspector === 'on' || (config.inspector === 'auto' && isLoopbackHost(config.host));
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../cli/lib/tool-io.js';
+import type { InspectorMode } from './inspector/access.js';
 import { DEFAULT_LOCAL_SQS_PORT } from './local-queues.js';
 import { LOOPBACK } from './net.js';
 
@@ -13,20 +14,37 @@ export interface StartConfig {
   readonly host: string;
   /** `LOCAL_SQS_PORT`: port of the embedded queue (always loopback; 0 = any free port). */
   readonly localSqsPort: number;
+  /** `INSPECTOR`: `on`, `off`, or `auto` when unset (the delivery inspector on loopback only). */
+  readonly inspector: InspectorMode;
 }
 
 /**
- * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1) and `LOCAL_SQS_PORT` (default 9324).
- * Blank values count as unset.
+ * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1), `LOCAL_SQS_PORT` (default 9324) and
+ * `INSPECTOR` (default `auto`). Blank values count as unset.
  *
- * @throws {UsageError} when a port is not a whole number from 0 to 65535
+ * @throws {UsageError} when a port is not a whole number from 0 to 65535, or `INSPECTOR` is not `on` or `off`
  */
 export function readStartConfig(env: NodeJS.ProcessEnv): StartConfig {
   return {
     port: portFrom(env, 'PORT', DEFAULT_PORT),
     host: env.HOST?.trim() || LOOPBACK,
     localSqsPort: portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
+    inspector: inspectorModeFrom(env),
   };
+}
+
+/**
+ * `INSPECTOR`: `on` serves the inspector whatever the host, `off` never; unset is `auto`.
+ *
+ * @throws {UsageError} for any other value
+ */
+function inspectorModeFrom(env: NodeJS.ProcessEnv): InspectorMode {
+  const text = env.INSPECTOR?.trim().toLowerCase();
+  if (!text) return 'auto';
+  if (text === 'on' || text === 'off') return text;
+  throw new UsageError(
+    `INSPECTOR must be 'on' or 'off' (unset: loopback only), got '${env.INSPECTOR}'`,
+  );
 }
 
 /**

@@ -18,6 +18,8 @@ Environment (also read from .env for WEBHOOK_SECRET):
   PORT             port of the webhook endpoint (default 3000; 0 = any free port)
   HOST             interface of the webhook endpoint (default 127.0.0.1)
   LOCAL_SQS_PORT   port of the embedded queue, always on 127.0.0.1 (default 9324; 0 = any free port)
+  INSPECTOR        the delivery inspector at /_inspector: unset = served on loopback only,
+                   'on' = served whatever HOST is, 'off' = not served
   WEBHOOK_SECRET   signing key; when neither the environment nor .env has one, a key is generated
                    and saved to .env
 Receiver settings such as SIGNATURE_TOLERANCE_SECONDS or FORWARD_EVENTS are passed through.
@@ -69,6 +71,7 @@ function banner(receiver: LocalReceiver, host: string, dotEnvPath: string): stri
     `  Queue URL:    ${queues.queueUrl}`,
     `  DLQ URL:      ${queues.dlqUrl}`,
     `  Key:          ${keyOrigin}`,
+    ...(receiver.inspectorUrl === undefined ? [] : [`  Inspector:    ${receiver.inspectorUrl}`]),
     '',
     'Send a signed test booking (in another terminal):',
     `  npm run send -- --url ${webhook.url}`,

@@ -30,6 +30,29 @@ export interface WebhookServerOptions {
   readonly handler: ProxyHandler;
   /** Called with errors the handler throws (answered 502, as API Gateway does). */
   readonly onHandlerError?: (error: unknown) => void;
+  /** Local inspector hook: told about every call the handler answered. */
+  readonly onDelivery?: (delivery: ObservedDelivery) => void;
+  /** Local inspector hook: answers every request under {@link INSPECTOR_PATH}. */
+  readonly inspector?: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+}
+
+/** Path prefix of the local delivery inspector (see `local/inspector/`). */
+export const INSPECTOR_PATH = '/_inspector';
+
+/** A call to {@link WEBHOOK_PATH} and the handler's answer, as the server saw them. */
+export interface ObservedDelivery {
+  /** The request id the handler got (and the `x-amzn-RequestId` answered). */
+  readonly requestId: string;
+  /** Arrival time, epoch milliseconds. */
+  readonly receivedAt: number;
+  readonly method: string;
+  /** Request target as sent (path and query). */
+  readonly target: string;
+  /** Header names and values alternating, as sent. */
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+  readonly statusCode: number;
+  readonly responseBody: string;
 }
 
 /** A running local webhook endpoint. */
@@ -71,7 +94,12 @@ async function serve(
   options: WebhookServerOptions,
 ): Promise<void> {
   const target = request.url ?? '/';
-  if (new URL(target, 'http://localhost').pathname !== WEBHOOK_PATH) {
+  const { pathname } = new URL(target, 'http://localhost');
+  if (options.inspector !== undefined && isInspectorPath(pathname)) {
+    await options.inspector(request, response);
+    return;
+  }
+  if (pathname !== WEBHOOK_PATH) {
     request.resume();
     writeJson(response, 404, { message: 'Not Found' });
     return;
@@ -100,6 +128,20 @@ async function serve(
   for (const [name, value] of parts.headers) response.appendHeader(name, value);
   response.setHeader('x-amzn-RequestId', requestId);
   response.end(parts.body);
+  options.onDelivery?.({
+    requestId,
+    receivedAt: requestTimeEpoch,
+    method: request.method ?? 'GET',
+    target,
+    rawHeaders: request.rawHeaders,
+    body,
+    statusCode: parts.statusCode,
+    responseBody: parts.body.toString(),
+  });
+}
+
+function isInspectorPath(pathname: string): boolean {
+  return pathname === INSPECTOR_PATH || pathname.startsWith(`${INSPECTOR_PATH}/`);
 }
 
 /** Reads the whole body; resolves `undefined` when it exceeds `limit` bytes (the rest is drained, not kept). */

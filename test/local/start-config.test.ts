@@ -8,7 +8,12 @@ describe('Function: readStartConfig', () => {
     const config = readStartConfig({ PORT: '', HOST: ' ' });
 
     // Assess
-    expect(config).toEqual({ port: 3000, host: '127.0.0.1', localSqsPort: 9324 });
+    expect(config).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      localSqsPort: 9324,
+      inspector: 'auto',
+    });
   });
 
   it('reads PORT, HOST and LOCAL_SQS_PORT, including 0 for any free port', () => {
@@ -16,7 +21,7 @@ describe('Function: readStartConfig', () => {
     const config = readStartConfig({ PORT: '0', HOST: '0.0.0.0', LOCAL_SQS_PORT: ' 9400 ' });
 
     // Assess
-    expect(config).toEqual({ port: 0, host: '0.0.0.0', localSqsPort: 9400 });
+    expect(config).toEqual({ port: 0, host: '0.0.0.0', localSqsPort: 9400, inspector: 'auto' });
   });
 
   it.each([
@@ -31,5 +36,26 @@ describe('Function: readStartConfig', () => {
     // Assess
     expect(read).toThrow(UsageError);
     expect(read).toThrow(`${name} must be a port number from 0 to 65535, got '${value.trim()}'`);
+  });
+
+  it.each([
+    ['on', 'on'],
+    [' OFF ', 'off'],
+    ['', 'auto'],
+  ] as const)('reads INSPECTOR=%j as %s', (value, mode) => {
+    // Act
+    const config = readStartConfig({ INSPECTOR: value });
+
+    // Assess
+    expect(config.inspector).toBe(mode);
+  });
+
+  it('rejects INSPECTOR=yes with a usage error naming the values', () => {
+    // Act
+    const read = (): unknown => readStartConfig({ INSPECTOR: 'yes' });
+
+    // Assess
+    expect(read).toThrow(UsageError);
+    expect(read).toThrow("INSPECTOR must be 'on' or 'off' (unset: loopback only), got 'yes'");
   });
 });

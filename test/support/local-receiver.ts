@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { InspectorMode } from '../../local/inspector/access.js';
 import { type LocalReceiver, startLocalReceiver } from '../../local/local-receiver.js';
 
 /**
@@ -10,13 +11,19 @@ import { type LocalReceiver, startLocalReceiver } from '../../local/local-receiv
  *
  * @param key - the signing key, set as `WEBHOOK_SECRET`
  * @param dir - a directory of the test's own, where the receiver looks for `.env`
+ * @param inspector - `INSPECTOR` (default: served on loopback, as `npm start` does)
  */
-export function startLocalReceiverInProcess(key: string, dir: string): Promise<LocalReceiver> {
+export function startLocalReceiverInProcess(
+  key: string,
+  dir: string,
+  inspector: InspectorMode = 'auto',
+): Promise<LocalReceiver> {
   process.env.WEBHOOK_SECRET = key;
   return startLocalReceiver({
     port: 0,
     host: '127.0.0.1',
     localSqsPort: 0,
+    inspector,
     env: process.env,
     dotEnvPath: join(dir, '.env'),
     onHandlerError: (error) => {

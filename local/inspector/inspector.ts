@@ -1,0 +1,190 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { diagnoseSignature } from '../../cli/lib/diagnose-signature.js';
+import type { VerifyFailureReason } from '../../lambda/core/index.js';
+import { parseSignatureHeader } from '../../lambda/core/index.js';
+import type { ObservedDelivery } from '../webhook-server.js';
+import { INSPECTOR_PATH } from '../webhook-server.js';
+import { type InspectorMode, refusalOf } from './access.js';
+import { describeDelivery, summaryOf } from './delivery.js';
+import { DeliveryStore } from './delivery-store.js';
+import { MessageTracker } from './message-tracker.js';
+import { pageAssets } from './page-assets.js';
+import { tapQueueRequests } from './queue-tap.js';
+import { replayDelivery } from './replay.js';
+
+/** Options of {@link createInspector}. */
+export interface InspectorOptions {
+  readonly mode: Exclude<InspectorMode, 'off'>;
+  /** `HOST` the local server listens on. */
+  readonly listenHost: string;
+  /** The local key: used for 401 diagnoses and fresh signatures, never shown. */
+  readonly key: string;
+  /** Base URL of the local server (known once it listens), for replays. */
+  readonly origin: () => string;
+}
+
+/** The local delivery inspector: hooks for the server and the queue, and its routes. */
+export interface Inspector {
+  /** For `startWebhookServer`'s `onDelivery`. */
+  readonly onDelivery: (delivery: ObservedDelivery) => void;
+  /** For `startWebhookServer`'s `inspector`: answers everything under `/_inspector`. */
+  readonly routes: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+  /** Wraps the embedded queue's listener to learn message ids and consumption. */
+  readonly tapQueue: (listener: RequestListener) => RequestListener;
+  /** Ends open live streams (before the server closes). */
+  close(): void;
+}
+
+const REASONS_WITH_DIAGNOSIS = new Set<string>([
+  'missing_header',
+  'malformed_header',
+  'timestamp_too_old',
+  'timestamp_in_future',
+  'signature_mismatch',
+  'body_not_json',
+]);
+
+/**
+ * The inspector behind `http://127.0.0.1:<port>/_inspector`: keeps the last 500 deliveries,
+ * explains 401s as `npm run verify` does, links queued deliveries to their queue message, and
+ * serves the page, its JSON API, a live stream (server-sent events) and replays.
+ */
+export function createInspector(options: InspectorOptions): Inspector {
+  const store = new DeliveryStore();
+  const tracker = new MessageTracker(store);
+  const streams = new Set<ServerResponse>();
+  const signingKey = { key: options.key, raw: options.key, source: 'WEBHOOK_SECRET' };
+
+  const diagnose = (header: string, body: Buffer, reason: string, now: number): string[] => {
+    if (!REASONS_WITH_DIAGNOSIS.has(reason)) return [];
+    const parsed = parseSignatureHeader(header);
+    return diagnoseSignature({
+      header,
+      body,
+      key: signingKey,
+      now,
+      reason: reason as VerifyFailureReason,
+      timestamp: parsed.ok ? parsed.header.timestamp : undefined,
+    });
+  };
+
+  const onDelivery = (observed: ObservedDelivery): void => {
+    const stored = describeDelivery(observed, diagnose);
+    const { detail } = stored;
+    const message =
+      detail.reason === 'queued'
+        ? tracker.claim(observed.body.toString('utf8'), signatureTimestamp(detail.headers))
+        : undefined;
+    store.add(message === undefined ? stored : { ...stored, detail: { ...detail, message } });
+  };
+
+  store.subscribe((summary) => {
+    const event = `event: delivery\ndata: ${JSON.stringify(summary)}\n\n`;
+    for (const stream of streams) stream.write(event);
+  });
+
+  const routes = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const refusal = refusalOf(request, options.mode, options.listenHost);
+    if (refusal !== undefined) {
+      request.resume();
+      return sendJson(response, 403, { message: refusal });
+    }
+    const { pathname } = new URL(request.url ?? '/', 'http://localhost');
+    const route = pathname.slice(INSPECTOR_PATH.length).replace(/^\/+/, '');
+    const method = request.method ?? 'GET';
+    const replay = /^api\/deliveries\/([\w-]+)\/replay$/.exec(route);
+    if (replay !== null && method === 'POST') {
+      return answerReplay(request, response, replay[1] ?? '');
+    }
+    request.resume();
+    if (method !== 'GET' && method !== 'HEAD') {
+      return sendJson(response, 405, { message: 'Method Not Allowed' });
+    }
+    if (route === 'api/deliveries') return sendJson(response, 200, { deliveries: store.list() });
+    const single = /^api\/deliveries\/([\w-]+)$/.exec(route);
+    if (single !== null) {
+      const stored = store.get(single[1] ?? '');
+      if (stored === undefined) return sendJson(response, 404, { message: 'No such delivery' });
+      return sendJson(response, 200, stored.detail);
+    }
+    if (route === 'api/stream') return openStream(response);
+    const asset = (await pageAssets()).get(route === '' ? 'index.html' : route);
+    if (asset === undefined) return sendJson(response, 404, { message: 'Not Found' });
+    response.writeHead(200, { 'content-type': asset.contentType, ...PAGE_HEADERS });
+    response.end(asset.body);
+  };
+
+  const answerReplay = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    id: string,
+  ): Promise<void> => {
+    const origin = request.headers.origin;
+    if (origin !== undefined && new URL(origin).host !== request.headers.host) {
+      request.resume();
+      return sendJson(response, 403, {
+        message: 'replays are accepted from the inspector page only',
+      });
+    }
+    const fresh = new URL(request.url ?? '/', 'http://localhost').searchParams.get('fresh') === '1';
+    request.resume();
+    const stored = store.get(id);
+    if (stored === undefined) return sendJson(response, 404, { message: 'No such delivery' });
+    if (stored.bytes === undefined) {
+      return sendJson(response, 409, {
+        message: 'the body was above 64 KiB and is kept truncated: it cannot be replayed exactly',
+      });
+    }
+    const answer = await replayDelivery(stored, {
+      origin: options.origin(),
+      ...(fresh ? { freshSignatureKey: options.key } : {}),
+    });
+    if (answer.requestId !== undefined) store.update(answer.requestId, { replayOf: id });
+    const replayed = answer.requestId === undefined ? undefined : store.get(answer.requestId);
+    return sendJson(response, 200, {
+      status: answer.status,
+      replayOf: id,
+      ...(replayed === undefined ? {} : { delivery: summaryOf(replayed.detail) }),
+    });
+  };
+
+  const openStream = (response: ServerResponse): void => {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
+    response.write(': connected\n\n');
+    streams.add(response);
+    response.on('close', () => streams.delete(response));
+  };
+
+  return {
+    onDelivery,
+    routes,
+    tapQueue: (listener) => tapQueueRequests(listener, (activity) => tracker.onActivity(activity)),
+    close: () => {
+      for (const stream of streams) stream.end();
+      streams.clear();
+    },
+  };
+}
+
+/** The page loads nothing from elsewhere; the browser is told so too. */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+} as const;
+
+function signatureTimestamp(headers: ReadonlyArray<readonly [string, string]>): number | undefined {
+  const value = headers.find(([name]) => name.toLowerCase() === 'service-signature')?.[1];
+  const parsed = parseSignatureHeader(value);
+  return parsed.ok ? parsed.header.timestamp : undefined;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...PAGE_HEADERS });
+  response.end(JSON.stringify(body));
+}

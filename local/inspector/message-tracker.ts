@@ -1,0 +1,71 @@
+import type { QueuedMessage } from './delivery.js';
+import type { DeliveryStore } from './delivery-store.js';
+import type { QueueActivity } from './queue-tap.js';
+
+/** Sends not yet matched to a delivery; the handler answers right after its send, so few wait. */
+const MAX_UNMATCHED_SENDS = 100;
+
+/**
+ * Links queue messages to deliveries and keeps their receive and delete state current in the
+ * store. A send is matched to the queued delivery whose body is the message body and whose
+ * signature `t` is the message's `signature_timestamp` (the receiver forwards both unchanged).
+ */
+export class MessageTracker {
+  readonly #store: DeliveryStore;
+  readonly #unmatched: Array<Extract<QueueActivity, { kind: 'sent' }>> = [];
+  readonly #messageByReceipt = new Map<string, string>();
+
+  constructor(store: DeliveryStore) {
+    this.#store = store;
+  }
+
+  /** Records what the queue did (see `tapQueueRequests`). */
+  onActivity(activity: QueueActivity): void {
+    switch (activity.kind) {
+      case 'sent':
+        this.#unmatched.push(activity);
+        if (this.#unmatched.length > MAX_UNMATCHED_SENDS) this.#unmatched.shift();
+        return;
+      case 'received': {
+        this.#messageByReceipt.set(activity.receiptHandle, activity.messageId);
+        this.#change(activity.messageId, (message) => ({
+          ...message,
+          receiveCount: message.receiveCount + 1,
+        }));
+        return;
+      }
+      case 'deleted': {
+        const messageId = this.#messageByReceipt.get(activity.receiptHandle);
+        this.#messageByReceipt.delete(activity.receiptHandle);
+        if (messageId !== undefined) {
+          this.#change(messageId, (message) => ({ ...message, consumed: true }));
+        }
+        return;
+      }
+    }
+  }
+
+  /** The message a queued delivery became, taken off the unmatched sends; `undefined` if none. */
+  claim(body: string, signatureTimestamp: number | undefined): QueuedMessage | undefined {
+    const index = this.#unmatched.findIndex(
+      (send) =>
+        send.body === body && send.attributes.signature_timestamp === String(signatureTimestamp),
+    );
+    const send = this.#unmatched[index];
+    if (send === undefined) return undefined;
+    this.#unmatched.splice(index, 1);
+    return {
+      messageId: send.messageId,
+      attributes: send.attributes,
+      receiveCount: 0,
+      consumed: false,
+    };
+  }
+
+  #change(messageId: string, change: (message: QueuedMessage) => QueuedMessage): void {
+    const stored = this.#store.findByMessageId(messageId);
+    const message = stored?.detail.message;
+    if (stored === undefined || message === undefined) return;
+    this.#store.update(stored.detail.id, { message: change(message) });
+  }
+}

@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join, resolve } from 'node:path';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signPayload } from '../../../lambda/core/index.js';
+import type { DeliveryDetail, DeliverySummary } from '../../../local/inspector/delivery.js';
+import type { LocalReceiver } from '../../../local/local-receiver.js';
+import { sqsClientFor } from '../../../local/sqs-client.js';
+import php from '../../fixtures/signatures/php.json' with { type: 'json' };
+import { bookingPayload } from '../../support/booking.js';
+import { startLocalReceiverInProcess } from '../../support/local-receiver.js';
+
+/** A PHP sender's vector: its key is the local key, its old `t` makes it a stale call. */
+const STALE = php.vectors[0] as { key: string; body: string; header: string };
+const SCRATCH = join(
+  resolve(import.meta.dirname, '../../..'),
+  '.local',
+  `inspector-api-${process.pid}`,
+);
+
+describe('Function: the inspector API', () => {
+  let receiver: LocalReceiver;
+  let api: string;
+
+  beforeAll(async () => {
+    await mkdir(SCRATCH, { recursive: true });
+    receiver = await startLocalReceiverInProcess(STALE.key, SCRATCH);
+    api = `${receiver.inspectorUrl}/api/deliveries`;
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await rm(SCRATCH, { recursive: true, force: true });
+  });
+
+  const post = async (body: string, headers: Record<string, string>): Promise<string> => {
+    const response = await fetch(receiver.webhook.url, { method: 'POST', headers, body });
+    await response.arrayBuffer();
+    return response.headers.get('x-amzn-requestid') ?? '';
+  };
+  const detailOf = async (id: string): Promise<DeliveryDetail> =>
+    (await fetch(`${api}/${id}`)).json() as Promise<DeliveryDetail>;
+
+  it('shows a queued delivery with its headers as sent, its queue message, and when it was consumed', async () => {
+    // Prepare
+    const body = JSON.stringify(bookingPayload(), null, 2);
+    const now = Math.floor(Date.now() / 1000);
+    const signature = signPayload(body, STALE.key, now);
+
+    // Act
+    const id = await post(body, {
+      'Content-Type': 'application/json',
+      'Service-Signature': signature,
+    });
+    const listed = (await (await fetch(api)).json()) as { deliveries: DeliverySummary[] };
+    const before = await detailOf(id);
+    const client = sqsClientFor(receiver.queues.queueUrl);
+    const received = await client.send(
+      new ReceiveMessageCommand({ QueueUrl: receiver.queues.queueUrl, WaitTimeSeconds: 1 }),
+    );
+    const message = received.Messages?.[0];
+    await client.send(
+      new DeleteMessageCommand({
+        QueueUrl: receiver.queues.queueUrl,
+        ReceiptHandle: message?.ReceiptHandle ?? '',
+      }),
+    );
+
+    // Assess
+    expect(listed.deliveries[0]).toMatchObject({
+      id,
+      endpoint: '/webhook',
+      method: 'POST',
+      status: 200,
+      reason: 'queued',
+      eventType: 'event_booked',
+      bookingId: '918273',
+      bodyBytes: Buffer.byteLength(body),
+      consumed: false,
+    });
+    expect(before.headers).toContainEqual(['Service-Signature', signature]);
+    expect(before.body).toBe(body);
+    expect(before.message).toMatchObject({
+      messageId: message?.MessageId,
+      attributes: { event: 'event_booked', signature_timestamp: String(now) },
+      consumed: false,
+    });
+    await expect
+      .poll(async () => (await detailOf(id)).message)
+      .toMatchObject({
+        receiveCount: 1,
+        consumed: true,
+      });
+    expect(JSON.stringify(before)).not.toContain(STALE.key);
+  });
+
+  it('diagnoses a stale call as verify does and replays it with a fresh signature, which is queued', async () => {
+    // Prepare
+    const id = await post(STALE.body, { 'Service-Signature': STALE.header });
+
+    // Act
+    const stale = await detailOf(id);
+    const replay = await fetch(`${api}/${id}/replay?fresh=1`, { method: 'POST' });
+    const answer = (await replay.json()) as { delivery: DeliverySummary };
+
+    // Assess
+    expect(stale).toMatchObject({ status: 401, reason: 'timestamp_too_old', bookingId: '48213' });
+    expect(stale.diagnosis?.[0]).toMatch(/^the signature is valid at --now 1716000060/);
+    expect(answer.delivery).toMatchObject({
+      status: 200,
+      reason: 'queued',
+      replayOf: id,
+      skewSeconds: 0,
+    });
+    const replayed = await detailOf(answer.delivery.id);
+    expect(replayed.body).toBe(STALE.body);
+    expect(replayed.headers.find(([name]) => name === 'Service-Signature')?.[1]).not.toBe(
+      STALE.header,
+    );
+  });
+
+  it('keeps a body above 64 KiB truncated, with its full size and SHA-256', async () => {
+    // Prepare
+    const body = JSON.stringify({ event: 'event_booked', padding: 'x'.repeat(80 * 1024) });
+
+    // Act
+    const id = await post(body, { 'Content-Type': 'application/json' });
+    const detail = await detailOf(id);
+    const replay = await fetch(`${api}/${id}/replay`, { method: 'POST' });
+
+    // Assess
+    expect(detail).toMatchObject({
+      status: 401,
+      reason: 'missing_header',
+      bodyBytes: Buffer.byteLength(body),
+      bodyTruncated: true,
+      bodySha256: createHash('sha256').update(body).digest('hex'),
+    });
+    expect(detail.body).toBe(body.slice(0, 64 * 1024));
+    expect(replay.status).toBe(409);
+  });
+
+  it('refuses a request addressed to another host name (DNS rebinding)', async () => {
+    // Act
+    const status = await new Promise<number | undefined>((resolveStatus, reject) => {
+      const outgoing = request(api, { headers: { host: 'inspector.example.com' } }, (response) => {
+        response.resume();
+        resolveStatus(response.statusCode);
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+
+    // Assess
+    expect(status).toBe(403);
+  });
+
+  it('refuses a replay posted by another site', async () => {
+    // Prepare
+    const id = await post('{}', {});
+
+    // Act
+    const replay = await fetch(`${api}/${id}/replay`, {
+      method: 'POST',
+      headers: { origin: 'https://attacker.example' },
+    });
+
+    // Assess
+    expect(replay.status).toBe(403);
+  });
+});

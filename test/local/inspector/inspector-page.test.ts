@@ -1,0 +1,129 @@
+import { access, mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signPayload } from '../../../lambda/core/index.js';
+import type { LocalReceiver } from '../../../local/local-receiver.js';
+import php from '../../fixtures/signatures/php.json' with { type: 'json' };
+import { bookingPayload } from '../../support/booking.js';
+import { startLocalReceiverInProcess } from '../../support/local-receiver.js';
+
+/** Debian's Chromium binary (`/usr/bin/chromium` is a shell wrapper around it); `.ci/run` installs it. */
+const CHROMIUM = '/usr/lib/chromium/chromium';
+
+/** Set by `npm run screenshots`: where the README's screenshots are written. Tests write nothing else. */
+const SCREENSHOT_DIR = process.env.INSPECTOR_SCREENSHOTS;
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+/** The run's scratch folder: the receiver's `.env` and Chromium's profile (TMPDIR) live here. */
+const SCRATCH = join(ROOT, '.local', `inspector-page-test-${process.pid}`);
+
+/** A PHP sender's vector: its key becomes the local key, its old `t` makes it a stale call. */
+const STALE = php.vectors[0] as { key: string; body: string; header: string };
+
+describe('Function: the inspector page', () => {
+  let receiver: LocalReceiver;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    await mkdir(SCRATCH, { recursive: true });
+    process.env.TMPDIR = SCRATCH;
+    receiver = await startLocalReceiverInProcess(STALE.key, SCRATCH);
+    await access(CHROMIUM).catch(() => {
+      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await rm(SCRATCH, { recursive: true, force: true });
+  });
+
+  const post = (body: string, signature: string): Promise<Response> =>
+    fetch(receiver.webhook.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Service-Signature': signature },
+      body,
+    });
+
+  const statusesShown = (): Promise<string[]> =>
+    page
+      .locator('#rows tr')
+      .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.status ?? ''));
+
+  it('shows a valid, a forged and a stale delivery live, explains the forged one and replays the valid one', async () => {
+    // Prepare
+    const inspectorUrl = receiver.inspectorUrl ?? '';
+    await page.goto(inspectorUrl);
+    await page.locator('#live.on').waitFor();
+    const now = Math.floor(Date.now() / 1000);
+    const valid = JSON.stringify(bookingPayload());
+    const forged = JSON.stringify(bookingPayload({ source: 'forged' }));
+
+    // Act
+    expect((await post(valid, signPayload(valid, STALE.key, now))).status).toBe(200);
+    expect((await post(forged, signPayload(forged, 'not-the-endpoint-key', now))).status).toBe(401);
+    expect((await post(STALE.body, STALE.header)).status).toBe(401);
+
+    // Assess: newest first, live, without reloading the page
+    await expect.poll(statusesShown).toEqual(['401', '401', '200']);
+    const reasons = await page.locator('#rows td.c-reason').allTextContents();
+    expect(reasons).toEqual(['timestamp_too_old', 'signature_mismatch', 'queued']);
+    await saveScreenshot('inspector-list.png');
+
+    // Act: open the forged one with the keyboard
+    const forgedLink = page.locator('#rows tr').nth(1).locator('a');
+    await forgedLink.focus();
+    await page.keyboard.press('Enter');
+
+    // Assess
+    const diagnosis = page.locator('#detail .diagnosis');
+    await diagnosis.waitFor();
+    expect(await diagnosis.textContent()).toContain("the key is most likely not this endpoint's");
+    expect(await page.locator('#detail').textContent()).toContain(
+      `t=${now},signature=${signPayload(forged, 'not-the-endpoint-key', now).split('=')[2]}`,
+    );
+    expect(await page.locator('#detail').textContent()).not.toContain(STALE.key);
+    await saveScreenshot('inspector-detail.png');
+
+    // Act: open the valid one and replay it exactly
+    await page.keyboard.press('Escape');
+    await page.locator('#rows tr').nth(2).locator('a').click();
+    await page.getByRole('button', { name: 'Replay exact request' }).click();
+
+    // Assess: a second 200 row, and the old and new verdicts side by side
+    await expect.poll(statusesShown).toEqual(['200', '401', '401', '200']);
+    expect(await page.locator('#detail .replay-result').textContent()).toContain(
+      'Was 200 queued; replay answered 200 queued',
+    );
+    expect(await page.locator('#detail').textContent()).toContain('waiting in the queue');
+  });
+
+  it('keeps the list readable on a 390 px wide phone', async () => {
+    // Act
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${receiver.inspectorUrl}#`);
+    await page.locator('#rows tr').first().waitFor();
+
+    // Assess: no horizontal scrolling
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await saveScreenshot('inspector-list-390.png', false);
+    await page.locator('#rows tr').nth(2).locator('a').click();
+    await page.locator('#detail .diagnosis').waitFor();
+    await saveScreenshot('inspector-detail-390.png', false);
+  });
+
+  /** Writes a screenshot only under `npm run screenshots` (into docs/) ; `keep` false: a check image. */
+  async function saveScreenshot(name: string, keep = true): Promise<void> {
+    if (SCREENSHOT_DIR === undefined) return;
+    const dir = keep ? resolve(ROOT, SCREENSHOT_DIR) : join(ROOT, '.local');
+    await page.screenshot({ path: join(dir, name), fullPage: true });
+  }
+});
