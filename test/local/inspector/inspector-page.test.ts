@@ -83,7 +83,7 @@ describe('Function: the inspector page', () => {
     // Assess
     const diagnosis = page.locator('#detail .diagnosis');
     await diagnosis.waitFor();
-    expect(await diagnosis.textContent()).toContain("the key is most likely not this endpoint's");
+    expect(await diagnosis.textContent()).toContain("is most likely not this endpoint's");
     expect(await page.locator('#detail').textContent()).toContain(
       `t=${now},signature=${signPayload(forged, 'not-the-endpoint-key', now).split('=')[2]}`,
     );
