@@ -10,19 +10,13 @@ import {
   responseFromOutcome,
 } from './api-gateway.js';
 import type { ReceiverConfig } from './config.js';
+import { endpointRouter, notFoundResponse, requestPath } from './endpoints.js';
 import { queueSink } from './forward-to-queue.js';
-import {
-  CachedKeyRing,
-  type DeadlineKeySource,
-  secretsManagerKeyLoader,
-  staticKeySource,
-} from './key-ring.js';
 import {
   createObservability,
   type Observability,
-  recordKeyLoadFailure,
   recordOutcome,
-  recordSkippedKeyVersion,
+  recordUnknownEndpoint,
   recordUnsupportedEvent,
 } from './observability.js';
 
@@ -70,7 +64,15 @@ export function createHandler(
   const now = dependencies.now ?? Date.now;
   const observability = dependencies.observability ?? createObservability(config);
   const sqsClient = dependencies.sqsClient ?? new SQSClient(CLIENT_SETTINGS);
-  const keys = keySourceFor(config, dependencies, observability, now);
+  let secretsManagerClient = dependencies.secretsManagerClient;
+  const router = endpointRouter(config, {
+    secretsManagerClient: () => {
+      secretsManagerClient ??= new SecretsManagerClient(CLIENT_SETTINGS);
+      return secretsManagerClient;
+    },
+    observability,
+    now,
+  });
   const sink = queueSink(sqsClient, config.queueUrl, { now });
 
   return async (event, context) => {
@@ -81,6 +83,13 @@ export function createHandler(
         recordUnsupportedEvent(observability, parsed.eventKeys);
         return responseFromOutcome(rejected(parsed.reason));
       }
+      const route = router.route(event as ApiGatewayEvent, parsed.request);
+      if (route === undefined) {
+        const proxy = event as ApiGatewayEvent;
+        recordUnknownEndpoint(observability, requestPath(proxy), apiRequestId(proxy));
+        return notFoundResponse();
+      }
+      const { keys } = route;
       // Every dependency call of this invocation gives up in time to answer 503 before the
       // function times out.
       const deadlineAt = now() + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
@@ -92,8 +101,13 @@ export function createHandler(
         sink: { send: (message) => sink.send(message, deadlineAt) },
         now: () => Math.floor(now() / 1000),
       };
-      const outcome = await receive(parsed.request, config, ports);
-      recordOutcome(observability, outcome, apiRequestId(event as ApiGatewayEvent));
+      const outcome = await receive(route.request, config, ports);
+      recordOutcome(
+        observability,
+        outcome,
+        apiRequestId(event as ApiGatewayEvent),
+        route.request.endpoint,
+      );
       return responseFromOutcome(outcome);
     } finally {
       observability.metrics.publishStoredMetrics();
@@ -106,25 +120,3 @@ export function createHandler(
  * before the function would time out, leaving room to log, publish metrics and answer 503.
  */
 export const RESPONSE_MARGIN_MS = 1000;
-
-function keySourceFor(
-  config: ReceiverConfig,
-  dependencies: HandlerDependencies,
-  observability: Observability,
-  now: () => number,
-): DeadlineKeySource {
-  if (config.keySource.kind === 'static') return staticKeySource(config.keySource.key);
-  const client = dependencies.secretsManagerClient ?? new SecretsManagerClient(CLIENT_SETTINGS);
-  const load = secretsManagerKeyLoader(client, config.keySource.secretId, {
-    previousKeyGraceSeconds: config.previousKeyGraceSeconds,
-    jsonField: config.secretJsonField,
-    now,
-    onSkippedVersion: (skipped) => recordSkippedKeyVersion(observability, skipped),
-  });
-  return new CachedKeyRing(load, {
-    cacheSeconds: config.secretCacheSeconds,
-    now,
-    onLoadFailure: (error, usingStaleKeys) =>
-      recordKeyLoadFailure(observability, error, usingStaleKeys),
-  });
-}
