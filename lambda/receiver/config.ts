@@ -119,7 +119,7 @@ function endpointsFrom(env: Environment): EndpointsConfig {
     return { kind: 'single', keySource: { kind: 'secrets-manager', secretId } };
   if (key !== undefined) return { kind: 'single', keySource: { kind: 'static', key } };
   throw new ConfigError(
-    'SECRET_ID is required (Secrets Manager name or ARN of the signing key); for local runs set WEBHOOK_SECRET instead',
+    'SECRET_ID is required (Secrets Manager name or ARN of the signing key); for several endpoints set ENDPOINT_SECRET_IDS, for local runs WEBHOOK_SECRET instead',
   );
 }
 
