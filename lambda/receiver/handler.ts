@@ -51,8 +51,9 @@ export const CLIENT_SETTINGS = {
 } as const;
 
 /**
- * Builds the receiver handler: API Gateway event -> request -> `receive` -> response, with one
- * log line and the metrics of each call published before returning.
+ * Builds the receiver handler: API Gateway event -> request -> endpoint and its keys
+ * (`endpoints.ts`; 404 for a path naming no endpoint) -> `receive` -> response, with one log line
+ * and the metrics of each call published before returning.
  *
  * @param config - validated configuration (see `loadConfig`)
  * @param dependencies - clients, observability and clock to use instead of the defaults
@@ -83,9 +84,9 @@ export function createHandler(
         recordUnsupportedEvent(observability, parsed.eventKeys);
         return responseFromOutcome(rejected(parsed.reason));
       }
-      const route = router.route(event as ApiGatewayEvent, parsed.request);
+      const proxy = event as ApiGatewayEvent;
+      const route = router.route(proxy, parsed.request);
       if (route === undefined) {
-        const proxy = event as ApiGatewayEvent;
         recordUnknownEndpoint(observability, requestPath(proxy), apiRequestId(proxy));
         return notFoundResponse();
       }
@@ -102,12 +103,7 @@ export function createHandler(
         now: () => Math.floor(now() / 1000),
       };
       const outcome = await receive(route.request, config, ports);
-      recordOutcome(
-        observability,
-        outcome,
-        apiRequestId(event as ApiGatewayEvent),
-        route.request.endpoint,
-      );
+      recordOutcome(observability, outcome, apiRequestId(proxy), route.request.endpoint);
       return responseFromOutcome(outcome);
     } finally {
       observability.metrics.publishStoredMetrics();
