@@ -53,7 +53,15 @@ export type BookingEvent = v.InferOutput<typeof BookingEventSchema>;
 
 /** Result of {@link parseBookingEvent}. */
 export type ParseBookingEventResult =
-  | { readonly ok: true; readonly event: BookingEvent }
+  | {
+      readonly ok: true;
+      readonly event: BookingEvent;
+      /**
+       * The endpoint the booking was sent to (the message's `endpoint` attribute), when the
+       * receiver serves several endpoints; `undefined` for a receiver with one.
+       */
+      readonly endpoint: string | undefined;
+    }
   | {
       readonly ok: false;
       readonly reason: 'body_not_json' | 'not_a_booking_event';
@@ -67,8 +75,9 @@ export type ParseBookingEventResult =
  * so they are safe to log even when the failing field is a name or an e-mail address.
  *
  * @param body - the message body text
+ * @param endpoint - the message's `endpoint` attribute, if it has one (see {@link endpointOf})
  */
-export function parseBookingEvent(body: string): ParseBookingEventResult {
+export function parseBookingEvent(body: string, endpoint?: string): ParseBookingEventResult {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -76,7 +85,7 @@ export function parseBookingEvent(body: string): ParseBookingEventResult {
     return { ok: false, reason: 'body_not_json', issues: ['body: expected JSON'] };
   }
   const result = v.safeParse(BookingEventSchema, value);
-  if (result.success) return { ok: true, event: result.output };
+  if (result.success) return { ok: true, event: result.output, endpoint };
   return {
     ok: false,
     reason: 'not_a_booking_event',
@@ -89,4 +98,16 @@ function describe(issue: v.BaseIssue<unknown>): string {
   if (issue.received === 'undefined') return 'missing';
   // Every validation above has a message naming the expected form and nothing else.
   return `expected ${issue.kind === 'validation' ? issue.message : issue.expected}`;
+}
+
+/**
+ * The endpoint a queue message was sent to: its String attribute `endpoint`, set by a receiver
+ * serving several endpoints (`ENDPOINT_SECRET_IDS`); `undefined` otherwise.
+ *
+ * @param message - an SQS record (`messageAttributes`) as Lambda delivers it
+ */
+export function endpointOf(message: {
+  readonly messageAttributes?: Readonly<Record<string, { stringValue?: string | undefined }>>;
+}): string | undefined {
+  return message.messageAttributes?.endpoint?.stringValue;
 }

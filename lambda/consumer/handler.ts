@@ -8,7 +8,7 @@ import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempo
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { parseBookingEvent } from './booking-event.js';
+import { endpointOf, parseBookingEvent } from './booking-event.js';
 import type { ConsumerConfig } from './config.js';
 import type { ProcessBooking } from './process-booking.js';
 import {
@@ -84,7 +84,7 @@ export function createConsumerHandler(
       return;
     }
     try {
-      const parsed = parseBookingEvent(record.body);
+      const parsed = parseBookingEvent(record.body, endpointOf(record));
       if (!parsed.ok) {
         throw new InvalidBookingEventError(
           `Message is not an event_booked payload: ${parsed.issues.join('; ')}`,

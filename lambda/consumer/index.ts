@@ -4,6 +4,7 @@ import { processBooking } from './process-booking.js';
 
 export {
   type BookingEvent,
+  endpointOf,
   type ParseBookingEventResult,
   parseBookingEvent,
 } from './booking-event.js';

@@ -1,6 +1,7 @@
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context, SQSRecord } from 'aws-lambda';
+import { endpointOf } from './booking-event.js';
 import type { IdempotencySettings } from './config.js';
 
 /** What makes two queue messages copies of one delivery. */
@@ -22,7 +23,7 @@ export function deliveryKeyOf(record: SQSRecord): DeliveryKey | undefined {
   const dedupKey =
     record.messageAttributes.dedup_key?.stringValue ?? record.attributes.MessageDeduplicationId;
   if (!dedupKey) return undefined;
-  const endpoint = record.messageAttributes.endpoint?.stringValue;
+  const endpoint = endpointOf(record);
   return endpoint === undefined ? { dedupKey } : { dedupKey, endpoint };
 }
 

@@ -22,6 +22,11 @@ export interface ReceiveRequest {
    * base64 but it is not: such a body can never verify.
    */
   readonly body: Uint8Array | undefined;
+  /**
+   * The endpoint called, when the receiver serves several (one key each): it goes into the
+   * message and its ids. Unset for the single endpoint.
+   */
+  readonly endpoint?: string;
 }
 
 /** The limits and choices the decision depends on (from configuration). */
@@ -229,7 +234,9 @@ export async function receive(
     return { kind: 'ignored', status: 200, details: verified };
   }
   try {
-    await ports.sink.send(buildMessage(payload, result.timestamp, result.canonicalBody));
+    await ports.sink.send(
+      buildMessage(payload, result.timestamp, result.canonicalBody, request.endpoint),
+    );
   } catch (error) {
     if (error instanceof SinkSendError) return unavailable('queue_unavailable', error, verified);
     throw error;

@@ -18,12 +18,22 @@ export interface SinkMessage {
     readonly event: string;
     readonly event_at?: string;
     readonly source?: string;
+    /** The endpoint the call was sent to, when the receiver serves several. */
+    readonly endpoint?: string;
   };
   /** The `t` of the signature header. */
   readonly signatureTimestamp: number;
-  /** SHA-256 hex of the squashed body: the key a sink or consumer deduplicates on. */
+  /**
+   * SHA-256 hex of the squashed body: the key a sink or consumer deduplicates on. With an
+   * endpoint, `<endpoint>:<hex>`, so the same booking sent to two endpoints is two messages
+   * (at most 32 + 1 + 64 = 97 characters).
+   */
   readonly deduplicationId: string;
-  /** Ordering group: `data.id`, else `event` (whichever is 1 to 128 printable ASCII characters). */
+  /**
+   * Ordering group: `data.id`, else `event`, else `webhook`; with an endpoint, prefixed with
+   * `<endpoint>:` so two endpoints' bookings are never ordered behind each other. The first
+   * candidate that is 1 to 128 printable ASCII characters, prefix included, is used.
+   */
   readonly groupId: string;
 }
 
@@ -47,23 +57,30 @@ const FALLBACK_GROUP_ID = 'webhook';
  * @param payload - read by `readPayload`
  * @param timestamp - the verified header's `t`
  * @param canonicalBody - the squashed body, hashed for deduplication
+ * @param endpoint - the endpoint called, when the receiver serves several (a valid endpoint
+ *   name: 1 to 32 characters of `a-z`, `0-9` and `-`)
  */
 export function buildMessage(
   payload: Payload,
   timestamp: number,
   canonicalBody: string,
+  endpoint?: string,
 ): SinkMessage {
+  // Endpoint names never hold `:`, so the prefix cannot be mistaken for part of an id.
+  const prefix = endpoint === undefined ? '' : `${endpoint}:`;
+  const groupCandidates = [payload.dataId, payload.event, FALLBACK_GROUP_ID].flatMap((id) =>
+    id === undefined ? [] : [prefix + id],
+  );
   return {
     body: payload.text,
     attributes: {
       event: payload.event,
       ...(payload.eventAt === undefined ? {} : { event_at: payload.eventAt }),
       ...(payload.source === undefined ? {} : { source: payload.source }),
+      ...(endpoint === undefined ? {} : { endpoint }),
     },
     signatureTimestamp: timestamp,
-    deduplicationId: createHash('sha256').update(canonicalBody).digest('hex'),
-    groupId:
-      [payload.dataId, payload.event].find((id) => id !== undefined && GROUP_ID.test(id)) ??
-      FALLBACK_GROUP_ID,
+    deduplicationId: prefix + createHash('sha256').update(canonicalBody).digest('hex'),
+    groupId: groupCandidates.find((id) => GROUP_ID.test(id)) ?? prefix + FALLBACK_GROUP_ID,
   };
 }

@@ -6,13 +6,28 @@ export class ConfigError extends WebhookReceiverError {}
 
 /** Where the signing keys come from. */
 export type KeySourceConfig =
-  | { readonly kind: 'secrets-manager'; readonly secretId: string }
+  | {
+      readonly kind: 'secrets-manager';
+      readonly secretId: string;
+      /** This secret's JSON field (`ENDPOINT_SECRET_JSON_FIELDS`), in place of `SECRET_JSON_FIELD`. */
+      readonly jsonField?: string;
+    }
   /** `WEBHOOK_SECRET`: one fixed key for local runs, no rotation. */
   | { readonly kind: 'static'; readonly key: string };
 
+/** Which endpoints the receiver serves, and where each one's keys come from. */
+export type EndpointsConfig =
+  /** `SECRET_ID` or `WEBHOOK_SECRET`: one endpoint; the request path is not looked at. */
+  | { readonly kind: 'single'; readonly keySource: KeySourceConfig }
+  /**
+   * `ENDPOINT_SECRET_IDS`: named endpoints, each served at `/webhook/<name>` with a key ring of
+   * its own.
+   */
+  | { readonly kind: 'named'; readonly keySources: ReadonlyMap<string, KeySourceConfig> };
+
 /** The receiver's validated configuration (see the README's configuration table). */
 export interface ReceiverConfig {
-  readonly keySource: KeySourceConfig;
+  readonly endpoints: EndpointsConfig;
   /** `SECRET_JSON_FIELD`: the field of a JSON secret that holds the key; unset reads the only text field. */
   readonly secretJsonField: string | undefined;
   readonly queueUrl: string;
@@ -49,7 +64,7 @@ export const CONFIG_DEFAULTS = {
  */
 export function loadConfig(env: Environment = process.env): ReceiverConfig {
   return {
-    keySource: keySourceFrom(env),
+    endpoints: endpointsFrom(env),
     secretJsonField: readVariable(env, 'SECRET_JSON_FIELD'),
     queueUrl: queueUrlFrom(env),
     toleranceSeconds: integerFrom(env, 'SIGNATURE_TOLERANCE_SECONDS', 1),
@@ -76,20 +91,124 @@ export function readVariable(env: Environment, name: string): string | undefined
   return value ? value : undefined;
 }
 
-function keySourceFrom(env: Environment): KeySourceConfig {
+function endpointsFrom(env: Environment): EndpointsConfig {
   const secretId = readVariable(env, 'SECRET_ID');
   const key = readVariable(env, 'WEBHOOK_SECRET');
-  // Both set is most likely a local setting leaking into a deployment: refuse rather than guess.
+  const endpointSecretIds = readVariable(env, 'ENDPOINT_SECRET_IDS');
+  // Two key settings at once is most likely one setting leaking into another deployment (a local
+  // key, or the single endpoint's secret next to the named ones): refuse rather than guess.
   if (secretId !== undefined && key !== undefined) {
     throw new ConfigError(
       'SECRET_ID and WEBHOOK_SECRET are both set: set SECRET_ID in AWS, or WEBHOOK_SECRET for local runs, not both',
     );
   }
-  if (secretId !== undefined) return { kind: 'secrets-manager', secretId };
-  if (key !== undefined) return { kind: 'static', key };
+  if (endpointSecretIds !== undefined) {
+    const other =
+      secretId === undefined ? (key === undefined ? undefined : 'WEBHOOK_SECRET') : 'SECRET_ID';
+    if (other !== undefined) {
+      throw new ConfigError(
+        `${other} and ENDPOINT_SECRET_IDS are both set: set ${other} for the single endpoint (/webhook), or ENDPOINT_SECRET_IDS for named endpoints (/webhook/<name>), not both`,
+      );
+    }
+    return { kind: 'named', keySources: endpointKeySources(env, endpointSecretIds) };
+  }
+  if (readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS') !== undefined) {
+    throw new ConfigError('ENDPOINT_SECRET_JSON_FIELDS is set without ENDPOINT_SECRET_IDS');
+  }
+  if (secretId !== undefined)
+    return { kind: 'single', keySource: { kind: 'secrets-manager', secretId } };
+  if (key !== undefined) return { kind: 'single', keySource: { kind: 'static', key } };
   throw new ConfigError(
-    'SECRET_ID is required (Secrets Manager name or ARN of the signing key); for local runs set WEBHOOK_SECRET instead',
+    'SECRET_ID is required (Secrets Manager name or ARN of the signing key); for several endpoints set ENDPOINT_SECRET_IDS, for local runs WEBHOOK_SECRET instead',
   );
+}
+
+/** What an endpoint name may be; the construct checks its `endpoints` with the same rule. */
+export const ENDPOINT_NAME_RULE = '1 to 32 characters of lowercase letters, digits and -';
+
+/**
+ * Whether `name` is a valid endpoint name ({@link ENDPOINT_NAME_RULE}): it is the last segment
+ * of the endpoint's path, the `endpoint` attribute of its messages and a prefix of their FIFO
+ * ids, so it stays short and never needs URL encoding.
+ *
+ * @param name - the candidate name
+ */
+export function isEndpointName(name: string): boolean {
+  return /^[a-z0-9-]{1,32}$/.test(name);
+}
+
+/**
+ * `ENDPOINT_SECRET_IDS` (endpoint name -> Secrets Manager name or ARN) with each endpoint's
+ * `ENDPOINT_SECRET_JSON_FIELDS` entry, if any.
+ */
+function endpointKeySources(
+  env: Environment,
+  secretIdsText: string,
+): ReadonlyMap<string, KeySourceConfig> {
+  const secretIds = textMapFrom('ENDPOINT_SECRET_IDS', secretIdsText, 'secret id');
+  if (secretIds.size === 0) {
+    throw new ConfigError(
+      `ENDPOINT_SECRET_IDS must name at least one endpoint, got '${secretIdsText}'`,
+    );
+  }
+  const fieldsText = readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS');
+  const jsonFields =
+    fieldsText === undefined
+      ? new Map<string, string>()
+      : textMapFrom('ENDPOINT_SECRET_JSON_FIELDS', fieldsText, 'JSON field');
+  for (const name of jsonFields.keys()) {
+    if (!secretIds.has(name)) {
+      throw new ConfigError(
+        `ENDPOINT_SECRET_JSON_FIELDS names endpoint '${name}', which ENDPOINT_SECRET_IDS does not`,
+      );
+    }
+  }
+  return new Map(
+    [...secretIds].map(([name, secretId]) => {
+      const jsonField = jsonFields.get(name);
+      const source: KeySourceConfig =
+        jsonField === undefined
+          ? { kind: 'secrets-manager', secretId }
+          : { kind: 'secrets-manager', secretId, jsonField };
+      return [name, source];
+    }),
+  );
+}
+
+/**
+ * Parses a variable holding a JSON object from endpoint name to a non-empty text (trimmed).
+ *
+ * @param variable - the variable's name, for messages
+ * @param text - its trimmed value
+ * @param valueName - what each value is, for messages
+ * @throws {ConfigError} naming the variable and the endpoint at fault
+ */
+function textMapFrom(variable: string, text: string, valueName: string): Map<string, string> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(
+      `${variable} must be a JSON object from endpoint name to ${valueName}, got '${text}'`,
+    );
+  }
+  const map = new Map<string, string>();
+  for (const [name, entry] of Object.entries(value)) {
+    if (!isEndpointName(name)) {
+      throw new ConfigError(`${variable}: endpoint name '${name}' must be ${ENDPOINT_NAME_RULE}`);
+    }
+    const trimmed = typeof entry === 'string' ? entry.trim() : '';
+    if (trimmed === '') {
+      throw new ConfigError(
+        `${variable}: the ${valueName} of endpoint '${name}' must be non-empty text`,
+      );
+    }
+    map.set(name, trimmed);
+  }
+  return map;
 }
 
 function queueUrlFrom(env: Environment): string {
@@ -105,8 +224,8 @@ function queueUrlFrom(env: Environment): string {
  * Largest `MAX_BODY_BYTES`. SQS takes at most 1 MiB (1,048,576 bytes) per message, counting the
  * body and every attribute's name, type and value. The body goes to the queue unchanged, with
  * attributes that copy the payload's `event`, `event_at` and `source` (so together never longer
- * than the body) plus `signature_timestamp` and `dedup_key` (under 200 bytes with all names and
- * types). A body of at most 512,000 bytes therefore always fits, however a signed payload spreads
+ * than the body) plus `signature_timestamp`, `dedup_key` and `endpoint` (under 200 bytes with all
+ * names and types: 35 + 112 + 46 at most). A body of at most 512,000 bytes therefore always fits, however a signed payload spreads
  * its text over those fields; above that a large signed call could fail SendMessage on every
  * retry, a 503 the sender can never get past.
  */

@@ -35,6 +35,8 @@ export interface QueueSink {
  * A message sink that sends to SQS. A queue URL ending in `.fifo` gets `MessageGroupId`
  * and `MessageDeduplicationId` (a sender's retry within SQS's 5-minute window is stored once);
  * a standard queue gets the same hash as a `dedup_key` attribute for consumer-side idempotency.
+ * Every String attribute of the message is sent, so with named endpoints each message carries
+ * `endpoint`, and both ids start with the endpoint name (built in the core, `buildMessage`).
  *
  * @param client - SQS client (its retry settings apply)
  * @param queueUrl - `QUEUE_URL`

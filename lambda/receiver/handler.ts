@@ -10,19 +10,13 @@ import {
   responseFromOutcome,
 } from './api-gateway.js';
 import type { ReceiverConfig } from './config.js';
+import { endpointRouter, notFoundResponse, requestPath } from './endpoints.js';
 import { queueSink } from './forward-to-queue.js';
-import {
-  CachedKeyRing,
-  type DeadlineKeySource,
-  secretsManagerKeyLoader,
-  staticKeySource,
-} from './key-ring.js';
 import {
   createObservability,
   type Observability,
-  recordKeyLoadFailure,
   recordOutcome,
-  recordSkippedKeyVersion,
+  recordUnknownEndpoint,
   recordUnsupportedEvent,
 } from './observability.js';
 
@@ -57,8 +51,9 @@ export const CLIENT_SETTINGS = {
 } as const;
 
 /**
- * Builds the receiver handler: API Gateway event -> request -> `receive` -> response, with one
- * log line and the metrics of each call published before returning.
+ * Builds the receiver handler: API Gateway event -> request -> endpoint and its keys
+ * (`endpoints.ts`; 404 for a path naming no endpoint) -> `receive` -> response, with one log line
+ * and the metrics of each call published before returning.
  *
  * @param config - validated configuration (see `loadConfig`)
  * @param dependencies - clients, observability and clock to use instead of the defaults
@@ -70,7 +65,15 @@ export function createHandler(
   const now = dependencies.now ?? Date.now;
   const observability = dependencies.observability ?? createObservability(config);
   const sqsClient = dependencies.sqsClient ?? new SQSClient(CLIENT_SETTINGS);
-  const keys = keySourceFor(config, dependencies, observability, now);
+  let secretsManagerClient = dependencies.secretsManagerClient;
+  const router = endpointRouter(config, {
+    secretsManagerClient: () => {
+      secretsManagerClient ??= new SecretsManagerClient(CLIENT_SETTINGS);
+      return secretsManagerClient;
+    },
+    observability,
+    now,
+  });
   const sink = queueSink(sqsClient, config.queueUrl, { now });
 
   return async (event, context) => {
@@ -81,6 +84,13 @@ export function createHandler(
         recordUnsupportedEvent(observability, parsed.eventKeys);
         return responseFromOutcome(rejected(parsed.reason));
       }
+      const proxy = event as ApiGatewayEvent;
+      const route = router.route(proxy, parsed.request);
+      if (route === undefined) {
+        recordUnknownEndpoint(observability, requestPath(proxy), apiRequestId(proxy));
+        return notFoundResponse();
+      }
+      const { keys } = route;
       // Every dependency call of this invocation gives up in time to answer 503 before the
       // function times out.
       const deadlineAt = now() + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
@@ -92,8 +102,8 @@ export function createHandler(
         sink: { send: (message) => sink.send(message, deadlineAt) },
         now: () => Math.floor(now() / 1000),
       };
-      const outcome = await receive(parsed.request, config, ports);
-      recordOutcome(observability, outcome, apiRequestId(event as ApiGatewayEvent));
+      const outcome = await receive(route.request, config, ports);
+      recordOutcome(observability, outcome, apiRequestId(proxy), route.request.endpoint);
       return responseFromOutcome(outcome);
     } finally {
       observability.metrics.publishStoredMetrics();
@@ -106,25 +116,3 @@ export function createHandler(
  * before the function would time out, leaving room to log, publish metrics and answer 503.
  */
 export const RESPONSE_MARGIN_MS = 1000;
-
-function keySourceFor(
-  config: ReceiverConfig,
-  dependencies: HandlerDependencies,
-  observability: Observability,
-  now: () => number,
-): DeadlineKeySource {
-  if (config.keySource.kind === 'static') return staticKeySource(config.keySource.key);
-  const client = dependencies.secretsManagerClient ?? new SecretsManagerClient(CLIENT_SETTINGS);
-  const load = secretsManagerKeyLoader(client, config.keySource.secretId, {
-    previousKeyGraceSeconds: config.previousKeyGraceSeconds,
-    jsonField: config.secretJsonField,
-    now,
-    onSkippedVersion: (skipped) => recordSkippedKeyVersion(observability, skipped),
-  });
-  return new CachedKeyRing(load, {
-    cacheSeconds: config.secretCacheSeconds,
-    now,
-    onLoadFailure: (error, usingStaleKeys) =>
-      recordKeyLoadFailure(observability, error, usingStaleKeys),
-  });
-}

@@ -36,14 +36,17 @@ export function createObservability(names: {
  * @param observability - logger and metrics
  * @param outcome - the decision
  * @param apiRequestId - API Gateway's request id
+ * @param endpoint - the endpoint called, when the receiver serves several
  */
 export function recordOutcome(
   { logger, metrics }: Observability,
   outcome: ReceiveOutcome,
   apiRequestId: string | undefined,
+  endpoint?: string,
 ): void {
   const { details } = outcome;
   const fields = {
+    ...endpointField(endpoint),
     outcome: outcome.kind,
     status: outcome.status,
     ...('reason' in outcome ? { reason: outcome.reason } : {}),
@@ -98,18 +101,20 @@ export function recordOutcome(
  * @param observability - logger and metrics
  * @param error - what failed
  * @param usingStaleKeys - whether previously loaded keys stay in use
+ * @param endpoint - the endpoint whose keys failed, when the receiver serves several
  */
 export function recordKeyLoadFailure(
   { logger, metrics }: Observability,
   error: KeyLoadError,
   usingStaleKeys: boolean,
+  endpoint?: string,
 ): void {
   metrics.addMetric(METRIC_NAMES.keyLoadFailure, MetricUnit.Count, 1);
   logger.error(
     usingStaleKeys
       ? 'Reloading the signing keys failed; still using the keys loaded before'
       : 'Loading the signing keys failed; answering 503',
-    { error, using_stale_keys: usingStaleKeys },
+    { ...endpointField(endpoint), error, using_stale_keys: usingStaleKeys },
   );
 }
 
@@ -119,12 +124,54 @@ export function recordKeyLoadFailure(
  *
  * @param observability - logger
  * @param skipped - the stage and what is wrong with it (field names, never a value)
+ * @param endpoint - the endpoint whose secret it is, when the receiver serves several
  */
-export function recordSkippedKeyVersion({ logger }: Observability, skipped: SkippedVersion): void {
+export function recordSkippedKeyVersion(
+  { logger }: Observability,
+  skipped: SkippedVersion,
+  endpoint?: string,
+): void {
   logger.warn(`Secret version ${skipped.stage} skipped: it ${skipped.problem}`, {
+    ...endpointField(endpoint),
     key_stage: skipped.stage,
   });
 }
+
+/** The `endpoint` log field, present only when the receiver serves named endpoints. */
+function endpointField(endpoint: string | undefined): { endpoint?: string } {
+  return endpoint === undefined ? {} : { endpoint };
+}
+
+/**
+ * Logs and counts a call to a path that names no configured endpoint (answered 404 without
+ * loading any key). The path is logged, cut to 200 characters: it is what the sender called.
+ *
+ * @param observability - logger and metrics
+ * @param path - the request path, if the event has one
+ * @param apiRequestId - API Gateway's request id
+ */
+export function recordUnknownEndpoint(
+  { logger, metrics }: Observability,
+  path: string | undefined,
+  apiRequestId: string | undefined,
+): void {
+  metrics.addMetric(METRIC_NAMES.received, MetricUnit.Count, 1);
+  metrics.addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
+  metrics
+    .singleMetric()
+    .addDimension('reason', UNKNOWN_ENDPOINT)
+    .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
+  logger.warn('Webhook rejected: no endpoint at this path', {
+    outcome: 'rejected',
+    status: 404,
+    reason: UNKNOWN_ENDPOINT,
+    ...(path === undefined ? {} : { path: path.slice(0, 200) }),
+    ...(apiRequestId === undefined ? {} : { api_request_id: apiRequestId }),
+  });
+}
+
+/** The log and metric `reason` of a 404. */
+const UNKNOWN_ENDPOINT = 'unknown_endpoint';
 
 /**
  * Logs and counts an invocation that is not a proxy event (a console test event, another

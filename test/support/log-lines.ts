@@ -29,6 +29,8 @@ export const RECEIVER_LOG_KEYS: ReadonlySet<string> = new Set([
   'error',
   'using_stale_keys',
   'event_keys',
+  'endpoint',
+  'path',
 ]);
 
 /** Top-level keys of an EMF blob besides the metric values it declares in `_aws`. */

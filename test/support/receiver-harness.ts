@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Message } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import type { ApiGatewayEvent, ApiGatewayResponse } from '../../lambda/receiver/api-gateway.js';
 import { type Environment, loadConfig } from '../../lambda/receiver/config.js';
@@ -19,34 +20,39 @@ export interface ReceiverUnderTest {
    * messages and then receives exactly that many (they stay invisible for five minutes).
    */
   queuedBodies(): Promise<(string | undefined)[]>;
+  /** Like {@link queuedBodies}, with every attribute of each message. */
+  queuedMessages(): Promise<Message[]>;
 }
 
 /**
- * Creates a standard queue with a unique name and a handler configured from `env` plus that
- * queue's `QUEUE_URL`, sending through the embedded server's client unless `dependencies` says
- * otherwise.
+ * Creates a queue (standard unless `options.fifo`) with a unique name and a handler configured
+ * from `env` plus that queue's `QUEUE_URL`, sending through the embedded server's client unless
+ * `dependencies` says otherwise.
  *
  * @param sqs - the embedded SQS server
  * @param env - the handler's environment (key source, limits); `QUEUE_URL` is added
  * @param dependencies - clients and clock for `createHandler`
+ * @param options - `fifo: true` for a FIFO queue
  */
 export async function receiverOnNewQueue(
   sqs: LocalSqs,
   env: Environment,
   dependencies: HandlerDependencies = {},
+  options: { readonly fifo?: boolean } = {},
 ): Promise<ReceiverUnderTest> {
-  const queueUrl = await sqs.createQueue(`receiver-${randomUUID()}`);
+  const queueUrl = await sqs.createQueue(`receiver-${randomUUID()}${options.fifo ? '.fifo' : ''}`);
   const handler = createHandler(loadConfig({ ...env, QUEUE_URL: queueUrl }), {
     sqsClient: sqs.client,
     ...dependencies,
   });
+  const queuedMessages = async (): Promise<Message[]> => {
+    const count = await sqs.messageCount(queueUrl);
+    return count === 0 ? [] : sqs.receiveAll(queueUrl, { count });
+  };
   return {
     queueUrl,
     invoke: (event, context = lambdaContext()) => handler(event, context),
-    async queuedBodies() {
-      const count = await sqs.messageCount(queueUrl);
-      if (count === 0) return [];
-      return (await sqs.receiveAll(queueUrl, { count })).map((message) => message.Body);
-    },
+    queuedBodies: async () => (await queuedMessages()).map((message) => message.Body),
+    queuedMessages,
   };
 }

@@ -10,18 +10,26 @@ import { findSecretVersion } from './secrets-manager.js';
 export type SecretsManagerBehaviour =
   | { readonly kind: 'answer'; readonly delayMs: number }
   /** Accepts the connection and the request, and never answers. */
-  | { readonly kind: 'silent' };
+  | { readonly kind: 'silent' }
+  /** Answers every request with this error, as the service does (e.g. `AccessDeniedException`). */
+  | { readonly kind: 'error'; readonly type: string; readonly status: number };
 
 /** A Secrets Manager endpoint inside the test process, serving one {@link FakeSecretStore}. */
 export interface SecretsManagerServer {
   /** `http://127.0.0.1:<port>`. */
   readonly endpoint: string;
-  /** The secret served (under any `SecretId`). */
+  /** The secret served under any `SecretId` that {@link stores} does not hold. */
   store: FakeSecretStore;
+  /** Secrets served under their own `SecretId` (several endpoints, one secret each). */
+  readonly stores: Map<string, FakeSecretStore>;
   /** How the next requests are answered; `{ kind: 'answer', delayMs: 0 }` at start. */
   behaviour: SecretsManagerBehaviour;
+  /** How the next requests for one `SecretId` are answered, in place of {@link behaviour}. */
+  readonly behaviourBySecret: Map<string, SecretsManagerBehaviour>;
   /** How many requests arrived, per operation (`DescribeSecret`, `GetSecretValue`). */
   readonly requests: Map<string, number>;
+  /** How many requests arrived, per `SecretId`. */
+  readonly requestsBySecret: Map<string, number>;
   /** A client for the server, with the settings given (the receiver's, for example). */
   client(settings?: ConstructorParameters<typeof SecretsManagerClient>[0]): SecretsManagerClient;
 }
@@ -50,8 +58,11 @@ export function useSecretsManagerServer(store: FakeSecretStore): () => SecretsMa
     state = {
       endpoint,
       store,
+      stores: new Map(),
       behaviour: { kind: 'answer', delayMs: 0 },
+      behaviourBySecret: new Map(),
       requests: new Map(),
+      requestsBySecret: new Map(),
       client: (settings = {}) =>
         new SecretsManagerClient({ ...LOCAL_AWS_SETTINGS, ...settings, endpoint }),
     };
@@ -68,21 +79,29 @@ export function useSecretsManagerServer(store: FakeSecretStore): () => SecretsMa
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const operation = String(request.headers['x-amz-target'] ?? '').replace('secretsmanager.', '');
     current.requests.set(operation, (current.requests.get(operation) ?? 0) + 1);
-    const behaviour = current.behaviour;
-    if (behaviour.kind === 'silent') {
-      held.add(response);
-      response.on('close', () => held.delete(response));
-      return;
-    }
-    if (behaviour.delayMs > 0)
-      await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
-    if (response.destroyed) return;
     const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
       SecretId?: string;
       VersionId?: string;
       VersionStage?: string;
     };
-    const [status, body] = reply(operation, input, current.store);
+    const secretId = input.SecretId ?? '';
+    current.requestsBySecret.set(secretId, (current.requestsBySecret.get(secretId) ?? 0) + 1);
+    const behaviour = current.behaviourBySecret.get(secretId) ?? current.behaviour;
+    if (behaviour.kind === 'silent') {
+      held.add(response);
+      response.on('close', () => held.delete(response));
+      return;
+    }
+    if (behaviour.kind === 'error') {
+      response.writeHead(behaviour.status, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify({ __type: behaviour.type, message: `${behaviour.type} (test)` }));
+      return;
+    }
+    if (behaviour.delayMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
+    if (response.destroyed) return;
+    const store = current.stores.get(secretId) ?? current.store;
+    const [status, body] = reply(operation, input, store);
     response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
     response.end(JSON.stringify(body));
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBookingEvent } from '../../../lambda/consumer/booking-event.js';
+import { endpointOf, parseBookingEvent } from '../../../lambda/consumer/booking-event.js';
 import { BOOKER, bookingPayload, phpJsonEncode } from '../../support/booking.js';
 
 describe('Function: parseBookingEvent', () => {
@@ -11,8 +11,23 @@ describe('Function: parseBookingEvent', () => {
     const result = parseBookingEvent(body);
 
     // Assess
-    expect(result).toEqual({ ok: true, event: bookingPayload() });
+    expect(result).toEqual({ ok: true, event: bookingPayload(), endpoint: undefined });
     expect(result.ok && result.event.data.user.email).toBe(BOOKER.email);
+  });
+
+  it("exposes the endpoint a booking was sent to, read from the message's endpoint attribute", () => {
+    // Prepare: an SQS record as Lambda delivers it from a receiver with named endpoints
+    const record = {
+      body: phpJsonEncode(bookingPayload()),
+      messageAttributes: { endpoint: { stringValue: 'eu-west', dataType: 'String' } },
+    };
+
+    // Act
+    const result = parseBookingEvent(record.body, endpointOf(record));
+
+    // Assess
+    expect(result).toEqual({ ok: true, event: bookingPayload(), endpoint: 'eu-west' });
+    expect(endpointOf({ messageAttributes: {} })).toBeUndefined();
   });
 
   it('keeps fields the spec does not list, at every level', () => {

@@ -80,6 +80,36 @@ describe('Function: receive', () => {
       });
     });
 
+    it('puts the endpoint called in an attribute and in front of the dedup and group ids', async () => {
+      // Prepare
+      const { sink, run } = setup();
+
+      // Act
+      await run({ ...signedRequest(COMPACT_BOOKING), endpoint: 'eu-west' });
+
+      // Assess
+      expect(sink.messages[0]).toMatchObject({
+        attributes: { event: 'event_booked', endpoint: 'eu-west' },
+        deduplicationId: `eu-west:${sha256(COMPACT_BOOKING)}`,
+        groupId: 'eu-west:918273',
+      });
+    });
+
+    it('keeps every id within 128 characters for the longest endpoint name', async () => {
+      // Prepare: a 32-character name and a data.id that fits a group id only without it
+      const { sink, run } = setup();
+      const endpoint = 'e'.repeat(32);
+      const body = JSON.stringify(bookingPayload({ data: { id: '1'.repeat(100) } }));
+
+      // Act
+      await run({ ...signedRequest(body), endpoint });
+
+      // Assess
+      const message = sink.messages[0];
+      expect(message?.deduplicationId).toHaveLength(32 + 1 + 64);
+      expect(message?.groupId).toBe(`${endpoint}:event_booked`);
+    });
+
     it('gives a compact and a pretty copy of one payload the same dedup id', async () => {
       // Prepare
       const { sink, run } = setup();

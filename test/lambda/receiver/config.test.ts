@@ -11,7 +11,10 @@ describe('Function: loadConfig', () => {
 
     // Assess
     expect(config).toEqual({
-      keySource: { kind: 'secrets-manager', secretId: 'webhook/signing-key' },
+      endpoints: {
+        kind: 'single',
+        keySource: { kind: 'secrets-manager', secretId: 'webhook/signing-key' },
+      },
       secretJsonField: undefined,
       queueUrl: QUEUE_URL,
       toleranceSeconds: 300,
@@ -81,7 +84,10 @@ describe('Function: loadConfig', () => {
     const config = loadConfig({ WEBHOOK_SECRET: ' local-key\n', QUEUE_URL });
 
     // Assess
-    expect(config.keySource).toEqual({ kind: 'static', key: 'local-key' });
+    expect(config.endpoints).toEqual({
+      kind: 'single',
+      keySource: { kind: 'static', key: 'local-key' },
+    });
   });
 
   it('treats empty variables as unset, as deploy tools often write them', () => {
@@ -90,7 +96,7 @@ describe('Function: loadConfig', () => {
 
     // Assess
     expect(config.maxBodyBytes).toBe(262_144);
-    expect(config.keySource.kind).toBe('secrets-manager');
+    expect(config.endpoints).toMatchObject({ keySource: { kind: 'secrets-manager' } });
   });
 
   it.each([
@@ -124,5 +130,123 @@ describe('Function: loadConfig', () => {
     // Assess
     expect(load).toThrow(ConfigError);
     expect(load).not.toThrow('super-secret-value');
+  });
+
+  describe('named endpoints', () => {
+    const ENDPOINTS = {
+      QUEUE_URL,
+      ENDPOINT_SECRET_IDS: '{"eu":"webhook/eu","us-east-2":" arn:x "}',
+    };
+
+    it('reads ENDPOINT_SECRET_IDS into one trimmed secret id per endpoint', () => {
+      // Act
+      const config = loadConfig(ENDPOINTS);
+
+      // Assess
+      expect(config.endpoints).toEqual({
+        kind: 'named',
+        keySources: new Map([
+          ['eu', { kind: 'secrets-manager', secretId: 'webhook/eu' }],
+          ['us-east-2', { kind: 'secrets-manager', secretId: 'arn:x' }],
+        ]),
+      });
+    });
+
+    it('gives an endpoint the JSON field ENDPOINT_SECRET_JSON_FIELDS names for it', () => {
+      // Act
+      const config = loadConfig({
+        ...ENDPOINTS,
+        SECRET_JSON_FIELD: 'key',
+        ENDPOINT_SECRET_JSON_FIELDS: '{"us-east-2":"signing_key"}',
+      });
+
+      // Assess
+      expect(config.secretJsonField).toBe('key');
+      expect(config.endpoints).toMatchObject({
+        keySources: new Map([
+          ['eu', { kind: 'secrets-manager', secretId: 'webhook/eu' }],
+          ['us-east-2', { kind: 'secrets-manager', secretId: 'arn:x', jsonField: 'signing_key' }],
+        ]),
+      });
+    });
+
+    it.each([
+      ['SECRET_ID', { SECRET_ID: 'webhook/signing-key' }],
+      ['WEBHOOK_SECRET', { WEBHOOK_SECRET: 'local-key' }],
+    ])('throws a ConfigError naming %s and ENDPOINT_SECRET_IDS when both are set', (name, env) => {
+      // Act
+      const load = () => loadConfig({ ...ENDPOINTS, ...env });
+
+      // Assess
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(`${name} and ENDPOINT_SECRET_IDS are both set`);
+      expect(load).not.toThrow('local-key');
+    });
+
+    it.each([
+      [
+        'not JSON',
+        '{eu:webhook/eu}',
+        'ENDPOINT_SECRET_IDS must be a JSON object from endpoint name to secret id',
+      ],
+      ['an array', '["webhook/eu"]', 'ENDPOINT_SECRET_IDS must be a JSON object'],
+      ['an empty object', '{}', 'ENDPOINT_SECRET_IDS must name at least one endpoint'],
+      [
+        'an upper-case name',
+        '{"EU":"webhook/eu"}',
+        "endpoint name 'EU' must be 1 to 32 characters of lowercase letters, digits and -",
+      ],
+      ['a name with a dot', '{"eu.1":"webhook/eu"}', "endpoint name 'eu.1' must be"],
+      [
+        'a 33-character name',
+        `{"${'a'.repeat(33)}":"x"}`,
+        `endpoint name '${'a'.repeat(33)}' must be`,
+      ],
+      ['an empty secret id', '{"eu":" "}', "the secret id of endpoint 'eu' must be non-empty text"],
+      [
+        'a secret id that is not text',
+        '{"eu":{"arn":"x"}}',
+        "the secret id of endpoint 'eu' must be non-empty text",
+      ],
+    ])('throws a ConfigError when ENDPOINT_SECRET_IDS is %s', (_, value, message) => {
+      // Act
+      const load = () => loadConfig({ QUEUE_URL, ENDPOINT_SECRET_IDS: value });
+
+      // Assess
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(message);
+    });
+
+    it('accepts a 32-character name of letters, digits and hyphens', () => {
+      // Prepare
+      const name = `eu-west-1-${'a0'.repeat(11)}`;
+
+      // Act
+      const config = loadConfig({ QUEUE_URL, ENDPOINT_SECRET_IDS: `{"${name}":"x"}` });
+
+      // Assess
+      expect(name).toHaveLength(32);
+      expect(config.endpoints).toMatchObject({ keySources: new Map([[name, expect.anything()]]) });
+    });
+
+    it.each([
+      [
+        'names an endpoint ENDPOINT_SECRET_IDS does not',
+        { ...ENDPOINTS, ENDPOINT_SECRET_JSON_FIELDS: '{"us":"key"}' },
+        "names endpoint 'us', which ENDPOINT_SECRET_IDS does not",
+      ],
+      [
+        'is set without ENDPOINT_SECRET_IDS',
+        { ...MINIMAL, ENDPOINT_SECRET_JSON_FIELDS: '{"eu":"key"}' },
+        'ENDPOINT_SECRET_JSON_FIELDS is set without ENDPOINT_SECRET_IDS',
+      ],
+    ])('throws a ConfigError when ENDPOINT_SECRET_JSON_FIELDS %s', (_, env, message) => {
+      // Act
+      const load = () => loadConfig(env);
+
+      // Assess
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(message);
+    });
   });
 });
