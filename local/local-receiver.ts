@@ -11,6 +11,8 @@ export interface LocalReceiverOptions extends StartConfig {
   readonly dotEnvPath: string;
   /** Called with errors the handler throws (the caller prints them). */
   readonly onHandlerError: (error: unknown) => void;
+  /** Starts with empty queues (`npm start -- --fresh`). */
+  readonly fresh?: boolean;
 }
 
 /** The running local receiver: endpoint, queues and key. */
@@ -20,7 +22,7 @@ export interface LocalReceiver {
   readonly key: LocalWebhookSecret;
   /** Environment variables this run removed because they conflict with a local run. */
   readonly ignored: readonly string[];
-  /** Stops the endpoint, then the queues. */
+  /** Stops the endpoint, then the queues, and closes the queues' journal. */
   close(): Promise<void>;
 }
 
@@ -41,7 +43,11 @@ const LOCAL_SDK_DEFAULTS = {
 export async function startLocalReceiver(options: LocalReceiverOptions): Promise<LocalReceiver> {
   const { env } = options;
   const key = await ensureWebhookSecret(env, options.dotEnvPath);
-  const queues = await startLocalQueues({ port: options.localSqsPort });
+  const queues = await startLocalQueues({
+    port: options.localSqsPort,
+    stateDir: options.stateDir,
+    fresh: options.fresh ?? false,
+  });
   const ignored: string[] = [];
   if (env.SECRET_ID !== undefined) {
     delete env.SECRET_ID;
@@ -70,11 +76,11 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
       ignored,
       close: async () => {
         await webhook.close();
-        await queues.close();
+        await queues.shutdown();
       },
     };
   } catch (error) {
-    await queues.close();
+    await queues.shutdown();
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../cli/lib/tool-io.js';
 import { DEFAULT_LOCAL_SQS_PORT } from './local-queues.js';
 import { LOOPBACK } from './net.js';
@@ -13,19 +14,25 @@ export interface StartConfig {
   readonly host: string;
   /** `LOCAL_SQS_PORT`: port of the embedded queue (always loopback; 0 = any free port). */
   readonly localSqsPort: number;
+  /** `LOCAL_STATE_DIR`: absolute directory of the queues' journal. */
+  readonly stateDir: string;
 }
 
+/** Where the embedded queue keeps its messages when `LOCAL_STATE_DIR` is not set (git-ignored). */
+export const DEFAULT_STATE_DIR = '.local/queues';
+
 /**
- * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1) and `LOCAL_SQS_PORT` (default 9324).
- * Blank values count as unset.
+ * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1), `LOCAL_SQS_PORT` (default 9324) and
+ * `LOCAL_STATE_DIR` (default `.local/queues`, relative to `cwd`). Blank values count as unset.
  *
  * @throws {UsageError} when a port is not a whole number from 0 to 65535
  */
-export function readStartConfig(env: NodeJS.ProcessEnv): StartConfig {
+export function readStartConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): StartConfig {
   return {
     port: portFrom(env, 'PORT', DEFAULT_PORT),
     host: env.HOST?.trim() || LOOPBACK,
     localSqsPort: portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
+    stateDir: resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR),
   };
 }
 

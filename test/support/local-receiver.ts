@@ -18,6 +18,7 @@ export function startLocalReceiverInProcess(key: string, dir: string): Promise<L
     host: '127.0.0.1',
     localSqsPort: 0,
     env: process.env,
+    stateDir: join(dir, 'queues'),
     dotEnvPath: join(dir, '.env'),
     onHandlerError: (error) => {
       throw error;
