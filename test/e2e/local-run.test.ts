@@ -177,7 +177,9 @@ describe('npm start (end to end)', () => {
       'event_booked',
     ]);
     expect(exitCode).toBe(0);
-    expect(started.stdout()).toContain('SIGINT: stopping the local receiver (queued messages stay in');
+    expect(started.stdout()).toContain(
+      'SIGINT: stopping the local receiver (queued messages stay in',
+    );
   });
 
   it('kept the generated key in .env, owner-only, and verifies with it on the next start, ignoring a stray SECRET_ID', async () => {
