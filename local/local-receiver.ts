@@ -1,3 +1,4 @@
+import { loadConfig } from '../lambda/receiver/config.js';
 import { ensureWebhookSecret, type LocalWebhookSecret } from './dotenv.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
 import type { StartConfig } from './start-config.js';
@@ -11,6 +12,8 @@ export interface LocalReceiverOptions extends StartConfig {
   readonly dotEnvPath: string;
   /** Called with errors the handler throws (the caller prints them). */
   readonly onHandlerError: (error: unknown) => void;
+  /** Called with one line when a client disconnects mid-request (the caller prints it). */
+  readonly onClientGone?: (line: string) => void;
   /** Starts with empty queues (`npm start -- --fresh`). */
   readonly fresh?: boolean;
 }
@@ -67,7 +70,10 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
       port: options.port,
       host: options.host,
       handler,
+      // Read after the import: a bad value has already stopped the start with a ConfigError.
+      maxBodyBytes: loadConfig(env).maxBodyBytes,
       onHandlerError: options.onHandlerError,
+      ...(options.onClientGone ? { onClientGone: options.onClientGone } : {}),
     });
     return {
       webhook,

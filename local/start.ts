@@ -53,6 +53,7 @@ async function run(config: StartOptions): Promise<number> {
       dotEnvPath,
       fresh: config.fresh,
       onHandlerError: (error) => console.error('The handler threw (answered 502):', error),
+      onClientGone: (line) => console.error(`Client disconnected: ${line}`),
     });
   } catch (error) {
     console.error(describeStartFailure(error, config));
