@@ -4,7 +4,9 @@
  * @module
  */
 
+import { resolve } from 'node:path';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
 import { readSigningKey, refuseKeyArguments } from './lib/signing-key.js';
 import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './lib/tool-io.js';
@@ -20,7 +22,8 @@ and nothing else on stdout.
   --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
   --help               show this help
 
-The key comes from WEBHOOK_SECRET or --secret-file, never from an argument; surrounding
+The key comes from WEBHOOK_SECRET (else from the .env that npm start writes) or --secret-file,
+never from an argument; surrounding
 whitespace is trimmed.
 
 Exit status: 0 signed, 1 the body is not a single JSON value, 2 usage error.`;
@@ -41,7 +44,12 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
       if (values.help) return 'help';
       return {
         body: await readFileOption('--body-file', values['body-file'], io.cwd),
-        key: (await readSigningKey(values['secret-file'], io)).key,
+        key: (
+          await readSigningKey(values['secret-file'], {
+            cwd: io.cwd,
+            env: await withDotEnvWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE)),
+          })
+        ).key,
         t: wholeSecondsOption('--t', values.t, unixSecondsNow()),
       };
     },

@@ -4,7 +4,9 @@
  * @module
  */
 
+import { resolve } from 'node:path';
 import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/index.js';
+import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
 import { diagnoseSignature } from './lib/diagnose-signature.js';
 import { readSigningKey, refuseKeyArguments, type SigningKey } from './lib/signing-key.js';
@@ -29,7 +31,8 @@ Checks a Service-Signature header value against the exact body bytes, as the rec
   --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
   --help               show this help
 
-The key comes from WEBHOOK_SECRET or --secret-file, never from an argument; surrounding
+The key comes from WEBHOOK_SECRET (else from the .env that npm start writes) or --secret-file,
+never from an argument; surrounding
 whitespace is trimmed. When the signature does not match, hints say what would have made it
 match (another clock, the body as re-serialized, the key with whitespace); the call stays invalid.
 
@@ -95,7 +98,10 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<Verify
   return {
     header: values.header,
     body: await readFileOption('--body-file', values['body-file'], io.cwd),
-    key: await readSigningKey(values['secret-file'], io),
+    key: await readSigningKey(values['secret-file'], {
+      cwd: io.cwd,
+      env: await withDotEnvWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE)),
+    }),
     now: wholeSecondsOption('--now', values.now, unixSecondsNow()),
     tolerance: wholeSecondsOption('--tolerance', values.tolerance, DEFAULT_TOLERANCE_SECONDS),
   };
