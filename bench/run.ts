@@ -64,7 +64,23 @@ function toConsole(table: BenchTable): string {
   return [table.title, line(table.columns), ...table.rows.map(line), ''].join('\n');
 }
 
+const USAGE = `Usage: npm run bench [-- SECTION ...]
+
+Measures the receiver and writes bench/results.md; with section names, runs only those and keeps
+the other sections' last results. Sections: ${SECTIONS.map((section) => section.name).join(', ')}.
+
+  --help   show this help`;
+
 const wanted = process.argv.slice(2);
+if (wanted.includes('--help') || wanted.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const unknownFlag = wanted.find((argument) => argument.startsWith('-'));
+if (unknownFlag !== undefined) {
+  process.stderr.write(`bench: unknown option '${unknownFlag}'\n\n${USAGE}\n`);
+  process.exit(2);
+}
 const selected = SECTIONS.filter((section) => wanted.length === 0 || wanted.includes(section.name));
 if (selected.length === 0) {
   process.stderr.write(

@@ -11,7 +11,12 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
-import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from '../local/local-queues.js';
+import {
+  DEFAULT_LOCAL_SQS_PORT,
+  DLQ_NAME,
+  localQueueUrl,
+  QUEUE_NAME,
+} from '../local/local-queues.js';
 import { isLoopbackUrl, sqsClientFor } from '../local/sqs-client.js';
 import { portFrom } from '../local/start-config.js';
 import {
@@ -24,13 +29,16 @@ import {
   UsageError,
 } from './lib/tool-io.js';
 
-const USAGE = `Usage: npm run consume -- [--queue-url URL] [--follow] [--json]
+const USAGE = `Usage: npm run consume -- [--queue-url URL | --dlq] [--follow] [--json]
 
 Receives the webhook events the receiver queued, prints them and deletes them.
 
   --queue-url URL   queue to read (default: the local queue of npm start,
                     http://127.0.0.1:$LOCAL_SQS_PORT/123456789012/webhook-events, port default 9324);
                     for a deployed stack use its QueueUrl output (normal AWS credentials apply)
+  --dlq             read the local dead-letter queue (webhook-events-dlq) instead: messages
+                    received 5 times without being deleted; for a deployed stack pass its
+                    DeadLetterQueueUrl output as --queue-url
   --follow          keep waiting for new messages until Ctrl-C (default: empty the queue and exit)
   --json            print each message as one JSON line: messageId, attributes, body (exact text)
   --help            show this help`;
@@ -214,11 +222,19 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeO
     'queue-url': { type: 'string' },
     follow: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
+    dlq: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
+  if (values.dlq && values['queue-url'] !== undefined) {
+    throw new UsageError('--dlq reads the local dead-letter queue; with --queue-url pass its URL');
+  }
   const queueUrl =
-    values['queue-url'] ?? localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT));
+    values['queue-url'] ??
+    localQueueUrl(
+      portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
+      values.dlq ? DLQ_NAME : QUEUE_NAME,
+    );
   if (!isHttpUrl(queueUrl)) {
     throw new UsageError(`--queue-url must be an http(s) SQS queue URL, got '${queueUrl}'`);
   }

@@ -4,7 +4,9 @@
  * @module
  */
 
+import { resolve } from 'node:path';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
 import { keyOption, refuseKeyArguments, resolveKeyOption } from './lib/signing-key.js';
 import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './lib/tool-io.js';
@@ -23,8 +25,8 @@ and nothing else on stdout.
                        receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
   --help               show this help
 
-The key comes from WEBHOOK_SECRET, --secret-file or --secret-id, never from an argument;
-surrounding whitespace is trimmed.
+The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file or
+--secret-id, never from an argument; surrounding whitespace is trimmed.
 
 Exit status: 0 signed, 1 the body is not a single JSON value or the secret holds no usable key,
 2 usage error.`;
@@ -46,7 +48,10 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
       if (values.help) return 'help';
       return {
         body: await readFileOption('--body-file', values['body-file'], io.cwd),
-        key: await keyOption(values, io),
+        key: await keyOption(values, {
+          cwd: io.cwd,
+          env: await withDotEnvWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE)),
+        }),
         t: wholeSecondsOption('--t', values.t, unixSecondsNow()),
       };
     },

@@ -4,7 +4,9 @@
  * @module
  */
 
+import { resolve } from 'node:path';
 import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/index.js';
+import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
 import { diagnoseSignature } from './lib/diagnose-signature.js';
 import {
@@ -37,9 +39,10 @@ Checks a Service-Signature header value against the exact body bytes, as the rec
                        receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
   --help               show this help
 
-The key comes from WEBHOOK_SECRET, --secret-file or --secret-id, never from an argument;
-surrounding whitespace is trimmed. Hints describe a key by its length and the first 8 hex
-digits of its SHA-256, never by its value. When the signature does not match, hints say what would have made it
+The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file or
+--secret-id, never from an argument; surrounding whitespace is trimmed. Hints describe a key by
+its length and the first 8 hex digits of its SHA-256, never by its value. When the signature does
+not match, hints say what would have made it
 match (another clock, the body as re-serialized, the key with whitespace); the call stays invalid.
 
 Exit status: 0 valid (prints "valid" and the form that matched), 1 not valid (prints the
@@ -110,7 +113,10 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<Verify
   return {
     header: values.header,
     body: await readFileOption('--body-file', values['body-file'], io.cwd),
-    key: await keyOption(values, io),
+    key: await keyOption(values, {
+      cwd: io.cwd,
+      env: await withDotEnvWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE)),
+    }),
     now: wholeSecondsOption('--now', values.now, unixSecondsNow()),
     tolerance: wholeSecondsOption('--tolerance', values.tolerance, DEFAULT_TOLERANCE_SECONDS),
   };

@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -40,7 +39,7 @@ const NOT_INHERITED = /^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_
 const OUTPUT_TAIL_CHARS = 4000;
 
 /**
- * Starts `local/start.ts` as `npm start` runs it (node with tsx), in a temporary directory, on
+ * Starts `local/start.ts` as `npm start` runs it (node with tsx), in a scratch directory under `.local/`, on
  * free loopback ports, with a fresh random `WEBHOOK_SECRET`, and waits for its banner. The child is
  * killed if this process exits or is interrupted first, so a run can never leave it behind.
  *
@@ -48,7 +47,9 @@ const OUTPUT_TAIL_CHARS = 4000;
  * @throws {Error} when the child exits or stays silent before it is ready (it is killed then)
  */
 export async function startLocalProcess(options: LocalProcessOptions): Promise<LocalProcess> {
-  const cwd = await mkdtemp(join(tmpdir(), 'loadtest-'));
+  // Under the checkout's git-ignored .local/: the run's .env and queue journal, removed at stop.
+  await mkdir(join(options.projectDir, '.local'), { recursive: true });
+  const cwd = await mkdtemp(join(options.projectDir, '.local', 'loadtest-'));
   const key = randomBytes(32).toString('hex');
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   const inherited = Object.fromEntries(

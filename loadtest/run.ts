@@ -177,6 +177,7 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
       queue,
       expectations: CONTRACT,
       verdict,
+      sharedQueue: options.url !== undefined,
     }),
   );
   return verdict.problems.length === 0 ? 0 : 1;

@@ -11,6 +11,11 @@ export interface SummaryInput {
   readonly queue: DrainedQueue;
   readonly expectations: Expectations;
   readonly verdict: Verdict;
+  /**
+   * Whether the receiver and queue are shared (`--url`): other senders and readers may use the
+   * queue, so the summary says what the run could not check.
+   */
+  readonly sharedQueue: boolean;
 }
 
 /**
@@ -37,11 +42,17 @@ export function formatSummary(input: SummaryInput): string {
   ];
   if (verdict.problems.length === 0) {
     lines.push(
-      'PASS: every 200 queued answer has exactly one message with the identical body, no other message exists,',
-      '      and every refused call got the contract status.',
+      'PASS: every 200 queued answer has exactly one message with the identical body, no message of this run',
+      '      is unaccounted for, and every refused call got the contract status.',
     );
   } else {
     lines.push('FAIL:', ...verdict.problems.map((problem) => `  - ${problem}`));
+  }
+  if (input.sharedQueue) {
+    lines.push(
+      'Not checked (--url: the queue is shared): messages of other senders (only counted, never judged),',
+      '  and whether another reader took messages of this run before the drain (they would show as lost).',
+    );
   }
   return lines.join('\n');
 }

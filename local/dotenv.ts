@@ -61,6 +61,18 @@ export async function findWebhookSecret(
 }
 
 /**
+ * `env` with `WEBHOOK_SECRET` filled in from the dotenv file when the environment has none, so
+ * every tool finds the key `npm start` saved, as `send` does.
+ */
+export async function withDotEnvWebhookSecret(
+  env: NodeJS.ProcessEnv,
+  dotEnvPath: string,
+): Promise<NodeJS.ProcessEnv> {
+  const found = await findWebhookSecret(env, dotEnvPath);
+  return found?.source === 'dotenv' ? { ...env, [WEBHOOK_SECRET]: found.secret } : env;
+}
+
+/**
  * Like {@link findWebhookSecret}, but when no key is set anywhere, generates one (32 random bytes,
  * hex) and appends it to the dotenv file so the next start and the `send` tool use the same key.
  */

@@ -1,7 +1,14 @@
+/**
+ * The embedded queue of `npm start`: `local-aws-sqs` on loopback with the deployed queues' settings
+ * (one definition, `lib/queue-settings.ts`), and every message kept in a journal under `.local/`
+ * so that what the receiver acknowledged survives a stop, a crash or SIGKILL.
+ * @module
+ */
 import { createServer, type RequestListener } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
 import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
 import { closeServer, LOOPBACK, listen } from './net.js';
+import { QueueJournal, type StoredMessage } from './queue-journal.js';
 
 /** Name of the queue the receiver forwards verified events to (same name as in the deployed stack). */
 export const QUEUE_NAME = 'webhook-events';
@@ -30,6 +37,13 @@ export interface LocalQueuesOptions {
   readonly port: number;
   /** Local inspector hook: wraps the queue server's request listener to watch its traffic. */
   readonly tap?: (listener: RequestListener) => RequestListener;
+  /**
+   * Directory of the queues' journal (`npm start` uses `.local/queues`): messages stored there by
+   * an earlier run are queued again. Without it the queues live in memory only.
+   */
+  readonly stateDir?: string;
+  /** Starts with empty queues: deletes the journal in {@link LocalQueuesOptions.stateDir} first. */
+  readonly fresh?: boolean;
 }
 
 /** A running embedded SQS-compatible server with the receiver's two queues. */
@@ -42,6 +56,8 @@ export interface LocalQueues {
   readonly dlqUrl: string;
   /** The port actually bound. */
   readonly port: number;
+  /** How many messages the journal gave back at start (0 without a journal or with `fresh`). */
+  readonly restored: number;
   /**
    * Stops listening and drops open connections. Queue contents live in this object, not in the
    * listener: {@link LocalQueues.listen} on the same object serves the same messages again.
@@ -49,6 +65,8 @@ export interface LocalQueues {
   close(): Promise<void>;
   /** Listens again on the same port after {@link LocalQueues.close}, keeping every queued message. */
   listen(): Promise<void>;
+  /** Closes the listener and the journal; the object cannot listen again. */
+  shutdown(): Promise<void>;
 }
 
 /**
@@ -61,21 +79,28 @@ export function localQueueUrl(port: number = DEFAULT_LOCAL_SQS_PORT, name = QUEU
 
 /**
  * Starts `local-aws-sqs` on loopback with `webhook-events` (redriving to `webhook-events-dlq` after
- * {@link MAX_RECEIVE_COUNT} receives) and the dead-letter queue. Rejects (instead of crashing the
- * process) when the port is taken.
+ * {@link MAX_RECEIVE_COUNT} receives) and the dead-letter queue, both with the deployed visibility
+ * timeout, retention and message size. With a `stateDir`, messages of the previous run are queued
+ * again and every change is journaled. Rejects (instead of crashing the process) when the port is
+ * taken.
  */
 export async function startLocalQueues(options: LocalQueuesOptions): Promise<LocalQueues> {
+  const attributes = {
+    MaximumMessageSize: MAX_MESSAGE_SIZE,
+    VisibilityTimeout: QUEUE_SETTINGS.visibilityTimeoutSeconds,
+    MessageRetentionPeriod: QUEUE_SETTINGS.retentionPeriodSeconds,
+  };
   const { service, requestHandler } = createRequestHandler({
     port: options.port,
     hostname: LOOPBACK,
     region: LOCAL_REGION,
     accountId: LOCAL_ACCOUNT_ID,
     queues: [
-      { QueueName: DLQ_NAME, Attributes: { MaximumMessageSize: MAX_MESSAGE_SIZE } },
+      { QueueName: DLQ_NAME, Attributes: attributes },
       {
         QueueName: QUEUE_NAME,
         Attributes: {
-          MaximumMessageSize: MAX_MESSAGE_SIZE,
+          ...attributes,
           RedrivePolicy: JSON.stringify({
             deadLetterTargetArn: `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${DLQ_NAME}`,
             maxReceiveCount: MAX_RECEIVE_COUNT,
@@ -84,12 +109,30 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
       },
     ],
   });
+  const queues = service.Queues;
+  for (const queue of queues) countOnlyVisibleMessages(queue);
+  let journal: QueueJournal | undefined;
+  let restored = 0;
+  if (options.stateDir !== undefined) {
+    if (options.fresh) QueueJournal.erase(options.stateDir);
+    const opened = QueueJournal.open(options.stateDir, QUEUE_SETTINGS.retentionPeriodSeconds);
+    journal = opened.journal;
+    restored = restoreMessages(queues, opened.messages);
+    for (const queue of queues) journalChanges(queue, opened.journal);
+  }
   // Loopback only: the embedded queue has no authentication, so it must never face a network.
   const server = createServer(options.tap?.(requestHandler) ?? requestHandler);
-  let port = await listen(server, options.port, LOOPBACK);
+  let port: number;
+  try {
+    port = await listen(server, options.port, LOOPBACK);
+  } catch (error) {
+    journal?.close();
+    throw error;
+  }
   // Queue URLs are computed from the service's port; with port 0 it only becomes known now.
   service.PORT = port;
   return {
+    restored,
     endpoint: `http://${LOOPBACK}:${port}`,
     queueUrl: localQueueUrl(port, QUEUE_NAME),
     dlqUrl: localQueueUrl(port, DLQ_NAME),
@@ -98,5 +141,114 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     listen: async () => {
       port = await listen(server, port, LOOPBACK);
     },
+    shutdown: async () => {
+      await closeServer(server);
+      journal?.close();
+    },
   };
+}
+
+/** One of `local-aws-sqs`'s queue objects (its class is not exported by name). */
+type EmbeddedQueue = ReturnType<typeof createRequestHandler>['service']['Queues'][number];
+
+/** A queue entry as `setRecord` returns it; `record.attributes` holds the system attributes. */
+interface EmbeddedEntry {
+  readonly record: {
+    readonly MessageId: string;
+    readonly attributes: Record<string, string>;
+  };
+}
+
+/**
+ * SQS counts a received message under `ApproximateNumberOfMessagesNotVisible` only; local-aws-sqs
+ * counts it under `ApproximateNumberOfMessages` as well, so the visible count is corrected here.
+ */
+function countOnlyVisibleMessages(queue: EmbeddedQueue): void {
+  const getAttributes = queue.getAttributes.bind(queue);
+  queue.getAttributes = (names?: string[]) => {
+    const answer = getAttributes(names);
+    if (answer?.ApproximateNumberOfMessages === undefined) return answer;
+    const all = getAttributes(['All']);
+    const visible =
+      Number(all.ApproximateNumberOfMessages) - Number(all.ApproximateNumberOfMessagesNotVisible);
+    return { ...answer, ApproximateNumberOfMessages: String(visible) };
+  };
+}
+
+/** Queues the journal's messages again, keeping id, sent time and receive count; returns how many. */
+function restoreMessages(queues: readonly EmbeddedQueue[], messages: readonly StoredMessage[]) {
+  let restored = 0;
+  for (const message of messages) {
+    const queue = queues.find((candidate) => candidate.QueueName === message.queueName);
+    if (!queue) continue;
+    const entry: EmbeddedEntry = queue.setRecord(
+      {
+        MessageBody: message.body,
+        MessageAttributes: message.messageAttributes,
+        MessageSystemAttributes: message.systemAttributes,
+      },
+      message.messageId,
+    );
+    entry.record.attributes.SentTimestamp = String(message.sentTimestamp);
+    entry.record.attributes.ApproximateReceiveCount = String(message.receiveCount);
+    restored++;
+  }
+  return restored;
+}
+
+/**
+ * Writes every change of `queue` to the journal. Sends (and dead-letter moves, which local-aws-sqs
+ * makes by storing the message in the dead-letter queue under the same id) all pass through
+ * `setRecord`, which SendMessage calls before it answers: the message is on disk before its
+ * answer is sent, hence before the receiver answers 200.
+ */
+function journalChanges(queue: EmbeddedQueue, journal: QueueJournal): void {
+  const setRecord = queue.setRecord;
+  queue.setRecord = (input: Record<string, unknown>, messageId?: string) => {
+    const entry: EmbeddedEntry = setRecord(input, messageId);
+    journal.put({
+      messageId: entry.record.MessageId,
+      queueName: queue.QueueName,
+      body: String(input.MessageBody),
+      ...(input.MessageAttributes ? { messageAttributes: input.MessageAttributes } : {}),
+      ...(input.MessageSystemAttributes ? { systemAttributes: input.MessageSystemAttributes } : {}),
+      sentTimestamp: Number(entry.record.attributes.SentTimestamp),
+      receiveCount: Number(entry.record.attributes.ApproximateReceiveCount),
+    } as StoredMessage);
+    return entry;
+  };
+  const receive = queue.receive.bind(queue);
+  queue.receive = async (request: unknown) => {
+    const records: EmbeddedEntry['record'][] = await receive(request);
+    for (const record of records) {
+      journal.received(record.MessageId, Number(record.attributes.ApproximateReceiveCount));
+    }
+    return records;
+  };
+  const remove = queue.delete.bind(queue);
+  queue.delete = (receiptHandle: string) => {
+    const removed = remove(receiptHandle);
+    const messageId = messageIdOfReceipt(receiptHandle);
+    if (removed && messageId !== undefined) journal.deleted(messageId);
+    return removed;
+  };
+  const clearRecords = queue.clearRecords.bind(queue);
+  queue.clearRecords = () => {
+    clearRecords();
+    journal.purged(queue.QueueName);
+  };
+}
+
+/**
+ * The message id inside a local-aws-sqs receipt handle: base64 of a UUID followed by
+ * `{"date":…,"MessageId":…,"QueueName":…}` (the form its own DeleteMessage decodes).
+ */
+function messageIdOfReceipt(receiptHandle: string): string | undefined {
+  try {
+    const text = Buffer.from(receiptHandle, 'base64').toString('utf8');
+    const { MessageId } = JSON.parse(text.slice(text.indexOf('{'))) as { MessageId?: unknown };
+    return typeof MessageId === 'string' ? MessageId : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import { loadConfig } from '../lambda/receiver/config.js';
 import { ensureWebhookSecret, type LocalWebhookSecret } from './dotenv.js';
 import { isLoopbackHost } from './inspector/access.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
@@ -18,6 +19,10 @@ export interface LocalReceiverOptions extends StartConfig {
   readonly dotEnvPath: string;
   /** Called with errors the handler throws (the caller prints them). */
   readonly onHandlerError: (error: unknown) => void;
+  /** Called with one line when a client disconnects mid-request (the caller prints it). */
+  readonly onClientGone?: (line: string) => void;
+  /** Starts with empty queues (`npm start -- --fresh`). */
+  readonly fresh?: boolean;
 }
 
 /** The running local receiver: endpoint, queues and key. */
@@ -32,7 +37,7 @@ export interface LocalReceiver {
   readonly inspectorUrl: string | undefined;
   /** Environment variables this run removed because they conflict with a local run. */
   readonly ignored: readonly string[];
-  /** Stops the endpoint, then the queues. */
+  /** Stops the endpoint, then the queues, and closes the queues' journal. */
   close(): Promise<void>;
 }
 
@@ -65,6 +70,8 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
         });
   const queues = await startLocalQueues({
     port: options.localSqsPort,
+    stateDir: options.stateDir,
+    fresh: options.fresh ?? false,
     ...(inspector === undefined ? {} : { tap: inspector.tapQueue }),
   });
   const ignored: string[] = [];
@@ -86,8 +93,11 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
       port: options.port,
       host: options.host,
       handler,
+      // Read after the import: a bad value has already stopped the start with a ConfigError.
+      maxBodyBytes: loadConfig(env).maxBodyBytes,
       onHandlerError: options.onHandlerError,
       ...inspectorHooks(inspector),
+      ...(options.onClientGone ? { onClientGone: options.onClientGone } : {}),
     });
     origin = new URL(webhook.url).origin;
     return {
@@ -99,11 +109,11 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
       close: async () => {
         inspector?.close();
         await webhook.close();
-        await queues.close();
+        await queues.shutdown();
       },
     };
   } catch (error) {
-    await queues.close();
+    await queues.shutdown();
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../cli/lib/tool-io.js';
 import type { InspectorMode } from './inspector/access.js';
 import { DEFAULT_LOCAL_SQS_PORT } from './local-queues.js';
@@ -16,20 +17,27 @@ export interface StartConfig {
   readonly localSqsPort: number;
   /** `INSPECTOR`: `on`, `off`, or `auto` when unset (the delivery inspector on loopback only). */
   readonly inspector: InspectorMode;
+  /** `LOCAL_STATE_DIR`: absolute directory of the queues' journal. */
+  readonly stateDir: string;
 }
+
+/** Where the embedded queue keeps its messages when `LOCAL_STATE_DIR` is not set (git-ignored). */
+export const DEFAULT_STATE_DIR = '.local/queues';
 
 /**
  * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1), `LOCAL_SQS_PORT` (default 9324) and
- * `INSPECTOR` (default `auto`). Blank values count as unset.
+ * `INSPECTOR` (default `auto`), `LOCAL_STATE_DIR` (default `.local/queues`, relative to `cwd`).
+ * Blank values count as unset.
  *
  * @throws {UsageError} when a port is not a whole number from 0 to 65535, or `INSPECTOR` is not `on` or `off`
  */
-export function readStartConfig(env: NodeJS.ProcessEnv): StartConfig {
+export function readStartConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): StartConfig {
   return {
     port: portFrom(env, 'PORT', DEFAULT_PORT),
     host: env.HOST?.trim() || LOOPBACK,
     localSqsPort: portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
     inspector: inspectorModeFrom(env),
+    stateDir: resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR),
   };
 }
 

@@ -7,12 +7,17 @@ import { resolve } from 'node:path';
 import { parseToolArgs, processIo, runTool } from '../cli/lib/tool-io.js';
 import { DOTENV_FILE } from './dotenv.js';
 import { type LocalReceiver, startLocalReceiver } from './local-receiver.js';
+import { watchParents } from './parent-watch.js';
 import { readStartConfig, type StartConfig } from './start-config.js';
 
-const USAGE = `Usage: npm start
+const USAGE = `Usage: npm start [-- --fresh]
 
 Runs the webhook receiver locally: an embedded SQS queue (webhook-events, with the dead-letter
 queue webhook-events-dlq) and an HTTP endpoint POST /webhook that calls the production handler.
+Queued messages are kept on disk (.local/queues) and are there again at the next start.
+
+  --fresh          start with empty queues (deletes the messages kept from earlier runs)
+  --help           show this help
 
 Environment (also read from .env for WEBHOOK_SECRET):
   PORT             port of the webhook endpoint (default 3000; 0 = any free port)
@@ -20,13 +25,27 @@ Environment (also read from .env for WEBHOOK_SECRET):
   LOCAL_SQS_PORT   port of the embedded queue, always on 127.0.0.1 (default 9324; 0 = any free port)
   INSPECTOR        the delivery inspector at /_inspector: unset = served on loopback only,
                    'on' = served whatever HOST is, 'off' = not served
+  LOCAL_STATE_DIR  directory of the queued messages (default .local/queues)
   WEBHOOK_SECRET   signing key; when neither the environment nor .env has one, a key is generated
                    and saved to .env
 Receiver settings such as SIGNATURE_TOLERANCE_SECONDS or FORWARD_EVENTS are passed through.
 Stop with Ctrl-C.`;
 
-/** Runs the local receiver until SIGINT/SIGTERM; resolves with the exit status. */
-async function run(config: StartConfig): Promise<number> {
+/** `npm start`'s settings: the environment's, plus `--fresh`. */
+interface StartOptions extends StartConfig {
+  readonly fresh: boolean;
+}
+
+/** Exit status per way of stopping: 0 when asked to stop, 128 + signal number on a hang-up. */
+const EXIT_STATUS = { SIGINT: 0, SIGTERM: 0, SIGHUP: 129, 'parent gone': 1 } as const;
+
+type StopReason = keyof typeof EXIT_STATUS;
+
+/**
+ * Runs the local receiver until SIGINT, SIGTERM or SIGHUP, or until the npm process that started
+ * it is gone (killed with SIGKILL, it could not pass a signal on); resolves with the exit status.
+ */
+async function run(config: StartOptions): Promise<number> {
   const dotEnvPath = resolve(DOTENV_FILE);
   let receiver: LocalReceiver;
   try {
@@ -34,21 +53,27 @@ async function run(config: StartConfig): Promise<number> {
       ...config,
       env: process.env,
       dotEnvPath,
+      fresh: config.fresh,
       onHandlerError: (error) => console.error('The handler threw (answered 502):', error),
+      onClientGone: (line) => console.error(`Client disconnected: ${line}`),
     });
   } catch (error) {
     console.error(describeStartFailure(error, config));
     return 1;
   }
-  console.log(banner(receiver, config.host, dotEnvPath));
-  const signal = await firstSignal(['SIGINT', 'SIGTERM']);
-  console.log(`\n${signal}: stopping the local receiver.`);
+  const stopped = firstStopReason();
+  console.log(banner(receiver, config, dotEnvPath));
+  const reason = await stopped;
+  console.log(
+    `\n${reason}: stopping the local receiver (queued messages stay in ${config.stateDir}).`,
+  );
   await receiver.close();
-  return 0;
+  return EXIT_STATUS[reason];
 }
 
-function banner(receiver: LocalReceiver, host: string, dotEnvPath: string): string {
+function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: string): string {
   const { webhook, queues, key } = receiver;
+  const { host } = config;
   const lines: string[] = [];
   if (key.source === 'generated') {
     lines.push(
@@ -72,6 +97,7 @@ function banner(receiver: LocalReceiver, host: string, dotEnvPath: string): stri
     `  DLQ URL:      ${queues.dlqUrl}`,
     `  Key:          ${keyOrigin}`,
     ...(receiver.inspectorUrl === undefined ? [] : [`  Inspector:    ${receiver.inspectorUrl}`]),
+    `  Messages:     ${describeRestored(queues.restored, config)}`,
     '',
     'Send a signed test booking (in another terminal):',
     `  npm run send -- --url ${webhook.url}`,
@@ -102,9 +128,23 @@ function describeStartFailure(error: unknown, config: StartConfig): string {
   return `Could not start the local receiver: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-function firstSignal(signals: readonly NodeJS.Signals[]): Promise<NodeJS.Signals> {
-  return new Promise((resolveSignal) => {
-    for (const signal of signals) process.once(signal, () => resolveSignal(signal));
+function describeRestored(restored: number, config: StartOptions): string {
+  if (config.fresh) return `started empty (--fresh); kept in ${config.stateDir}`;
+  const earlier = restored === 1 ? '1 message' : `${restored} messages`;
+  return `${earlier} from earlier runs; kept in ${config.stateDir} (npm start -- --fresh empties it)`;
+}
+
+/** The first of: a stop signal, or the watch seeing npm (or the shell it ran) gone. */
+function firstStopReason(): Promise<StopReason> {
+  return new Promise((resolveReason) => {
+    // Handlers first: until they are in place a signal would end the process without cleanup.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      process.once(signal, () => {
+        watch.stop();
+        resolveReason(signal);
+      });
+    }
+    const watch = watchParents(() => resolveReason('parent gone'));
   });
 }
 
@@ -113,10 +153,11 @@ const status = await runTool(
   io,
   { name: 'start', usage: USAGE },
   () => {
-    const { help } = parseToolArgs(process.argv.slice(2), {
+    const { help, fresh } = parseToolArgs(process.argv.slice(2), {
+      fresh: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     });
-    return help ? 'help' : readStartConfig(io.env);
+    return help ? 'help' : { ...readStartConfig(io.env), fresh };
   },
   run,
 );

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
@@ -8,8 +9,14 @@ import { closeServer, listen } from './net.js';
 /** The only path the local server routes to the handler, as the deployed API does. */
 export const WEBHOOK_PATH = '/webhook';
 
-/** API Gateway's own payload limit (10 MB): larger requests never reach the Lambda. */
-const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Longest a client may take to send the request line and headers (slowloris guard). */
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+
+/** Longest a client may take to send the whole request, body included. */
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** What the receiver answers a body over `MAX_BODY_BYTES`; the server answers it the same way. */
+const PAYLOAD_TOO_LARGE = { error: 'payload_too_large', reason: 'payload_too_large' } as const;
 
 /** Stage name reported in the events of the local run. */
 const LOCAL_STAGE = 'local';
@@ -28,18 +35,29 @@ export interface WebhookServerOptions {
   readonly host: string;
   /** The production handler to call for every request to {@link WEBHOOK_PATH}. */
   readonly handler: ProxyHandler;
+  /**
+   * The receiver's `MAX_BODY_BYTES`: a larger body is answered 413 as soon as `Content-Length` or
+   * the bytes received exceed it, and at most this plus one read (64 KiB) is ever held in memory.
+   */
+  readonly maxBodyBytes: number;
   /** Called with errors the handler throws (answered 502, as API Gateway does). */
   readonly onHandlerError?: (error: unknown) => void;
-  /** Local inspector hook: told about every call the handler answered. */
+  /** Called with one line when a client goes away before its request is complete. */
+  readonly onClientGone?: (line: string) => void;
+  /** Called once per request that reached {@link WEBHOOK_PATH}, after its answer was sent. */
   readonly onDelivery?: (delivery: ObservedDelivery) => void;
   /** Local inspector hook: answers every request under {@link INSPECTOR_PATH}. */
   readonly inspector?: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+  /** @default 10000 */
+  readonly headersTimeoutMs?: number;
+  /** @default 30000 */
+  readonly bodyTimeoutMs?: number;
 }
 
 /** Path prefix of the local delivery inspector (see `local/inspector/`). */
 export const INSPECTOR_PATH = '/_inspector';
 
-/** A call to {@link WEBHOOK_PATH} and the handler's answer, as the server saw them. */
+/** One webhook call as the server saw it: what the delivery inspector shows. */
 export interface ObservedDelivery {
   /** The request id the handler got (and the `x-amzn-RequestId` answered). */
   readonly requestId: string;
@@ -48,11 +66,19 @@ export interface ObservedDelivery {
   readonly method: string;
   /** Request target as sent (path and query). */
   readonly target: string;
-  /** Header names and values alternating, as sent. */
+  /** Header names and values in the order received. */
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
   readonly statusCode: number;
   readonly responseBody: string;
+}
+
+/** A client closed its connection before the whole request arrived. */
+class ClientGoneError extends Error {
+  constructor() {
+    super('client disconnected before the request was complete');
+    this.name = 'ClientGoneError';
+  }
 }
 
 /** A running local webhook endpoint. */
@@ -68,17 +94,39 @@ export interface WebhookServer {
 /**
  * Serves the receiver over plain HTTP the way API Gateway fronts it: requests to
  * {@link WEBHOOK_PATH} (any method, so the handler answers 405 itself) become REST proxy events for
- * `handler`, and its result becomes the response; every other path is 404, a body over 10 MB is 413
- * and a handler that throws is 502 — the answers API Gateway gives before or after the Lambda.
+ * `handler`, and its result becomes the response; every other path is 404, a target that is not a
+ * path (`*`, absolute-form) is 400, a body over `maxBodyBytes` is 413 and a handler that throws is
+ * 502. Calls reach the handler one at a time, as in one Lambda execution environment, so each log
+ * line of an invocation carries that invocation's request id.
  */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  const server = createServer((request, response) => {
-    serve(request, response, options).catch((error: unknown) => {
-      options.onHandlerError?.(error);
-      if (!response.headersSent) writeJson(response, 502, { message: 'Internal server error' });
-      else response.destroy();
-    });
-  });
+  let invocations: Promise<unknown> = Promise.resolve();
+  const invokeInTurn: ProxyHandler = (event, context) => {
+    const result = invocations.then(() => options.handler(event, context));
+    invocations = result.catch(() => undefined);
+    return result;
+  };
+  const server = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      requestTimeout: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+      // Node checks both time-outs on this interval (30 s by default, too coarse for them).
+      connectionsCheckingInterval: 250,
+    },
+    (request, response) => {
+      serve(request, response, { ...options, handler: invokeInTurn }).catch((error: unknown) => {
+        if (error instanceof ClientGoneError) {
+          options.onClientGone?.(`${request.method} ${request.url}: ${error.message}`);
+          response.destroy();
+          return;
+        }
+        options.onHandlerError?.(error);
+        if (!response.headersSent) writeJson(response, 502, { message: 'Internal server error' });
+        else response.destroy();
+      });
+    },
+  );
+  server.on('clientError', answerUnparsable);
   const port = await listen(server, options.port, options.host);
   const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
@@ -93,20 +141,30 @@ async function serve(
   response: ServerResponse,
   options: WebhookServerOptions,
 ): Promise<void> {
-  const target = request.url ?? '/';
-  const { pathname } = new URL(target, 'http://localhost');
+  const target = request.url ?? '';
+  // Origin-form only ("/path?query"): `*`, absolute-form and authority-form are not API calls.
+  if (!target.startsWith('/')) {
+    discardBody(request);
+    writeJson(response, 400, { message: 'Bad Request' });
+    return;
+  }
+  const pathname = target.split('?')[0];
   if (options.inspector !== undefined && isInspectorPath(pathname)) {
     await options.inspector(request, response);
     return;
   }
   if (pathname !== WEBHOOK_PATH) {
-    request.resume();
+    discardBody(request);
     writeJson(response, 404, { message: 'Not Found' });
     return;
   }
-  const body = await readBody(request, API_GATEWAY_MAX_BODY_BYTES);
+  const declared = Number(request.headers['content-length'] ?? 0);
+  const body =
+    declared > options.maxBodyBytes ? undefined : await readBody(request, options.maxBodyBytes);
   if (body === undefined) {
-    writeJson(response, 413, { message: 'Request Too Long' });
+    discardBody(request);
+    response.setHeader('connection', 'close');
+    writeJson(response, 413, PAYLOAD_TOO_LARGE);
     return;
   }
   const requestId = randomUUID();
@@ -136,26 +194,65 @@ async function serve(
     rawHeaders: request.rawHeaders,
     body,
     statusCode: parts.statusCode,
-    responseBody: parts.body.toString(),
+    responseBody: String(parts.body),
   });
 }
 
-function isInspectorPath(pathname: string): boolean {
-  return pathname === INSPECTOR_PATH || pathname.startsWith(`${INSPECTOR_PATH}/`);
+function isInspectorPath(pathname: string | undefined): boolean {
+  return pathname === INSPECTOR_PATH || pathname?.startsWith(`${INSPECTOR_PATH}/`) === true;
 }
 
-/** Reads the whole body; resolves `undefined` when it exceeds `limit` bytes (the rest is drained, not kept). */
+/**
+ * Reads the whole body; resolves `undefined` as soon as more than `limit` bytes arrived (keeping
+ * at most `limit` plus the last chunk), rejects with {@link ClientGoneError} when the client goes.
+ */
 function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    request.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
+      if (size > limit) {
+        request.off('data', onData);
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    request.on('data', onData);
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('close', () => {
+      if (!request.complete) reject(new ClientGoneError());
     });
-    request.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
-    request.on('error', reject);
   });
+}
+
+/** Reads and drops what is left of a request body, so the answer can be sent without buffering it. */
+function discardBody(request: IncomingMessage): void {
+  request.on('data', () => undefined);
+  request.resume();
+}
+
+/**
+ * Requests Node cannot parse (an authority-form target, a broken header) and requests that ran out
+ * of time get a JSON answer like every other rejection, then the connection is closed.
+ */
+function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large']
+        : [400, 'Bad Request'];
+  if (socket.writable) {
+    const body = JSON.stringify({ message });
+    socket.end(
+      `HTTP/1.1 ${status} ${message}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  } else {
+    socket.destroy();
+  }
 }
 
 function writeJson(response: ServerResponse, statusCode: number, body: object): void {

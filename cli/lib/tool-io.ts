@@ -46,10 +46,17 @@ export function isEntryPoint(moduleUrl: string): boolean {
 
 /** A command-line mistake: the tool shows the message with a pointer to `--help` and exits 2. */
 export class UsageError extends Error {
-  /** @param message - what is wrong with the arguments, in one line */
-  constructor(message: string) {
+  /** Whether the tool prints its usage after the message: for options it does not know. */
+  readonly showUsage: boolean;
+
+  /**
+   * @param message - what is wrong with the arguments, in one line
+   * @param options - `showUsage` when the user needs the list of options to fix it
+   */
+  constructor(message: string, options: { readonly showUsage?: boolean } = {}) {
     super(message);
     this.name = 'UsageError';
+    this.showUsage = options.showUsage ?? false;
   }
 }
 
@@ -68,7 +75,8 @@ export function parseToolArgs<const T extends NonNullable<ParseArgsConfig['optio
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    const unknown = (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    throw new UsageError((error as Error).message, { showUsage: unknown });
   }
 }
 
@@ -81,8 +89,9 @@ export interface ToolDescription {
 }
 
 /**
- * The common frame of every tool: parse the arguments (a {@link UsageError} is one line on stderr
- * and exit status 2; `'help'` prints the usage and exits 0), then run with the parsed options.
+ * The common frame of every tool: parse the arguments (a {@link UsageError} is one line on stderr,
+ * followed by the usage for an unknown option, and exit status 2; `'help'` prints the usage on stdout and exits 0), then
+ * run with the parsed options.
  *
  * @param io - where usage and errors go
  * @param tool - name and usage text
@@ -101,6 +110,7 @@ export async function runTool<Options>(
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.err(`${error.message} (see npm run ${tool.name} -- --help)`);
+    if (error.showUsage) io.err(`\n${tool.usage}`);
     return 2;
   }
   if (options === 'help') {

@@ -1,5 +1,9 @@
+import { writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { describe, it } from 'vitest';
+import { main } from '../../cli/sign.js';
 import { senderVector } from '../lambda/core/sender-vectors.js';
+import { runTool } from './lib/run-tool.js';
 import { runScript, scratchFiles } from './lib/spawn-script.js';
 
 // PHP sent this pretty body and signed its compact form: sign must print PHP's header.
@@ -79,6 +83,23 @@ describe.concurrent('Script: npm run sign', () => {
       /^--key is not accepted: a key on the command line leaks into shell history/,
     );
     expect(run.stderr).not.toContain('secret-value');
+  });
+
+  it('signs with the WEBHOOK_SECRET of the .env that npm start writes when the environment has none', async ({
+    expect,
+  }) => {
+    // Prepare
+    const body = await file('pretty-dotenv.json', pretty.body);
+    await writeFile(`${dirname(body)}/.env`, `WEBHOOK_SECRET=${pretty.key}\n`);
+
+    // Act
+    const run = await runTool(main, ['--body-file', body, '--t', String(pretty.t)], {
+      cwd: dirname(body),
+    });
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.out).toEqual([pretty.header]);
   });
 
   it('explains every flag with --help and exits 0', async ({ expect }) => {

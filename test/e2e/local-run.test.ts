@@ -1,17 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postWebhook } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
 import { closeServer, listen } from '../../local/net.js';
-import { sqsClientFor } from '../../local/sqs-client.js';
+import { receiveAndDeleteAll } from '../support/drain.js';
+import { makeScratchDir } from '../support/scratch-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
@@ -88,34 +87,11 @@ function bannerValue(banner: string, label: string): string {
   return value;
 }
 
-async function receiveAll(queueUrl: string): Promise<Message[]> {
-  const sqs = sqsClientFor(queueUrl);
-  const messages: Message[] = [];
-  for (;;) {
-    const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    if (Messages.length === 0) break;
-    for (const message of Messages) {
-      messages.push(message);
-      await sqs.send(
-        new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
-      );
-    }
-  }
-  sqs.destroy();
-  return messages;
-}
-
 describe('npm start (end to end)', () => {
   let cwd: string;
 
   beforeAll(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'local-run-'));
+    cwd = await makeScratchDir('local-run');
   });
 
   afterAll(async () => {
@@ -167,7 +143,7 @@ describe('npm start (end to end)', () => {
       get: await fetch(webhookUrl),
       otherPath: await fetch(new URL('/hooks', webhookUrl), { method: 'POST', body: compact }),
     };
-    const queued = await receiveAll(queueUrl);
+    const queued = await receiveAndDeleteAll(queueUrl);
     started.child.kill('SIGINT');
     const exitCode = await started.exit;
 
@@ -201,7 +177,9 @@ describe('npm start (end to end)', () => {
       'event_booked',
     ]);
     expect(exitCode).toBe(0);
-    expect(started.stdout()).toContain('SIGINT: stopping the local receiver.');
+    expect(started.stdout()).toContain(
+      'SIGINT: stopping the local receiver (queued messages stay in',
+    );
   });
 
   it('kept the generated key in .env, owner-only, and verifies with it on the next start, ignoring a stray SECRET_ID', async () => {

@@ -257,6 +257,7 @@ describe('Function: buildApp', () => {
           {
             env: {
               PATH: process.env.PATH,
+              AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
               AWS_REGION: 'eu-west-1',
               SECRET_ID: SECRET_ARN,
               QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/queue',

@@ -1,4 +1,6 @@
 import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -6,6 +8,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QUEUE_SETTINGS } from '../../lib/queue-settings.js';
 import {
   DLQ_NAME,
   type LocalQueues,
@@ -14,6 +17,9 @@ import {
   startLocalQueues,
 } from '../../local/local-queues.js';
 import { closeServer, listen } from '../../local/net.js';
+import { scratchDir } from '../support/scratch-dir.js';
+
+const dir = scratchDir('local-queues');
 
 const sqsClient = (endpoint: string): SQSClient =>
   new SQSClient({
@@ -26,7 +32,7 @@ describe('Function: startLocalQueues', () => {
   let queues: LocalQueues | undefined;
 
   afterEach(async () => {
-    await queues?.close();
+    await queues?.shutdown();
     queues = undefined;
   });
 
@@ -86,6 +92,72 @@ describe('Function: startLocalQueues', () => {
 
     // Assess
     expect(received.Messages?.map((message) => message.Body)).toEqual(['{"a":"é"}']);
+  });
+
+  it('uses the deployed visibility timeout and retention, and counts a received message as not visible only', async () => {
+    // Prepare
+    queues = await startLocalQueues({ port: 0 });
+    const client = sqsClient(queues.endpoint);
+    await client.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: '{}' }));
+
+    // Act
+    await client.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl }));
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: ['All'] }),
+    );
+    const again = await client.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl }));
+
+    // Assess
+    expect(Attributes).toMatchObject({
+      VisibilityTimeout: String(QUEUE_SETTINGS.visibilityTimeoutSeconds),
+      MessageRetentionPeriod: String(QUEUE_SETTINGS.retentionPeriodSeconds),
+      MaximumMessageSize: String(QUEUE_SETTINGS.maxMessageSizeBytes),
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '1',
+    });
+    expect(again.Messages).toBeUndefined();
+  });
+
+  it('moves a message received maxReceiveCount times without deletion to the dead-letter queue, and a restart keeps it there', async () => {
+    // Prepare
+    const stateDir = join(dir(), 'dead-letter');
+    queues = await startLocalQueues({ port: 0, stateDir });
+    const client = sqsClient(queues.endpoint);
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: queues.queueUrl,
+        MessageBody: '{"poison":true}',
+        MessageAttributes: { event: { DataType: 'String', StringValue: 'event_booked' } },
+      }),
+    );
+
+    // Act
+    let receives = 0;
+    while (receives < QUEUE_SETTINGS.maxReceiveCount) {
+      // Visibility 0: the message is back at once, as if each consumer had failed on it.
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({ QueueUrl: queues.queueUrl, VisibilityTimeout: 0 }),
+      );
+      receives += Messages.length;
+    }
+    await setTimeout(50);
+    const fromMain = await client.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl }));
+    await queues.shutdown();
+    queues = await startLocalQueues({ port: 0, stateDir });
+    const restarted = sqsClient(queues.endpoint);
+    const fromDlq = await restarted.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queues.dlqUrl,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+
+    // Assess
+    expect(fromMain.Messages).toBeUndefined();
+    expect(queues.restored).toBe(1);
+    expect(fromDlq.Messages?.map((message) => message.Body)).toEqual(['{"poison":true}']);
+    expect(fromDlq.Messages?.[0]?.MessageAttributes?.event?.StringValue).toBe('event_booked');
   });
 
   it('rejects with EADDRINUSE when the port is taken', async () => {

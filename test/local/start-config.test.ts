@@ -5,7 +5,7 @@ import { readStartConfig } from '../../local/start-config.js';
 describe('Function: readStartConfig', () => {
   it('defaults to port 3000 on loopback and the queue on 9324', () => {
     // Act
-    const config = readStartConfig({ PORT: '', HOST: ' ' });
+    const config = readStartConfig({ PORT: '', HOST: ' ' }, '/checkout');
 
     // Assess
     expect(config).toEqual({
@@ -13,15 +13,25 @@ describe('Function: readStartConfig', () => {
       host: '127.0.0.1',
       localSqsPort: 9324,
       inspector: 'auto',
+      stateDir: '/checkout/.local/queues',
     });
   });
 
-  it('reads PORT, HOST and LOCAL_SQS_PORT, including 0 for any free port', () => {
+  it('reads PORT, HOST, LOCAL_SQS_PORT and LOCAL_STATE_DIR, including 0 for any free port', () => {
     // Act
-    const config = readStartConfig({ PORT: '0', HOST: '0.0.0.0', LOCAL_SQS_PORT: ' 9400 ' });
+    const config = readStartConfig(
+      { PORT: '0', HOST: '0.0.0.0', LOCAL_SQS_PORT: ' 9400 ', LOCAL_STATE_DIR: 'state' },
+      '/checkout',
+    );
 
     // Assess
-    expect(config).toEqual({ port: 0, host: '0.0.0.0', localSqsPort: 9400, inspector: 'auto' });
+    expect(config).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      localSqsPort: 9400,
+      inspector: 'auto',
+      stateDir: '/checkout/state',
+    });
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -20,6 +21,26 @@ const recordingHandler = (
   };
 };
 
+const MAX_BODY_BYTES = 262_144;
+
+/** Sends raw bytes and resolves with everything the server answered until it closed or `waitMs` passed. */
+function rawRequest(port: number, text: string, waitMs = 2_000): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(answer));
+    socket.write(text);
+    setTimeout(() => {
+      socket.destroy();
+      resolve(answer);
+    }, waitMs).unref();
+  });
+}
+
 describe('Function: startWebhookServer', () => {
   let server: WebhookServer | undefined;
 
@@ -35,7 +56,12 @@ describe('Function: startWebhookServer', () => {
       headers: { 'content-type': 'application/json' },
       body: '{"error":"unauthorized","reason":"signature_mismatch"}',
     });
-    server = await startWebhookServer({ port: 0, host: '127.0.0.1', handler });
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler,
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
     const body = '{\n  "event": "event_booked",\n  "url": "https:\\/\\/x"\n}';
 
     // Act
@@ -62,7 +88,12 @@ describe('Function: startWebhookServer', () => {
   it('passes other methods on /webhook to the handler so it can answer 405', async () => {
     // Prepare
     const { handler, events } = recordingHandler({ statusCode: 405, body: '' });
-    server = await startWebhookServer({ port: 0, host: '127.0.0.1', handler });
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler,
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
 
     // Act
     const response = await fetch(server.url, { method: 'GET' });
@@ -75,7 +106,12 @@ describe('Function: startWebhookServer', () => {
   it('answers 404 without calling the handler for any other path', async () => {
     // Prepare
     const { handler, events } = recordingHandler();
-    server = await startWebhookServer({ port: 0, host: '127.0.0.1', handler });
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler,
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
 
     // Act
     const response = await fetch(new URL('/webhooks', server.url), { method: 'POST', body: '{}' });
@@ -91,6 +127,7 @@ describe('Function: startWebhookServer', () => {
     server = await startWebhookServer({
       port: 0,
       host: '127.0.0.1',
+      maxBodyBytes: MAX_BODY_BYTES,
       handler: async () => {
         throw new Error('boom');
       },
@@ -104,5 +141,147 @@ describe('Function: startWebhookServer', () => {
     expect(response.status).toBe(502);
     expect(await response.json()).toEqual({ message: 'Internal server error' });
     expect(errors).toEqual([new Error('boom')]);
+  });
+
+  it.each([
+    ['//', 404],
+    ['/webhook/..', 404],
+    ['*', 400],
+    ['http://127.0.0.1/webhook', 400],
+    ['http://[::1', 400],
+    ['example.com:443', 400],
+  ])('answers %s with %i and a JSON body, without calling the handler', async (target, status) => {
+    // Prepare
+    const { handler, events } = recordingHandler();
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', handler, maxBodyBytes: 10 });
+
+    // Act
+    const answer = await rawRequest(
+      server.port,
+      `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    );
+
+    // Assess
+    expect(answer).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(answer).toContain('content-type: application/json');
+    expect(answer).not.toMatch(/at .*\.ts:\d+/);
+    expect(events).toHaveLength(0);
+  });
+
+  it('answers 413 from Content-Length alone, before the body is sent', async () => {
+    // Prepare
+    const { handler, events } = recordingHandler();
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', handler, maxBodyBytes: 1000 });
+
+    // Act
+    const answer = await rawRequest(
+      server.port,
+      'POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1001\r\n\r\n',
+    );
+
+    // Assess
+    expect(answer).toMatch(/^HTTP\/1.1 413 /);
+    expect(answer).toContain('{"error":"payload_too_large","reason":"payload_too_large"}');
+    expect(events).toHaveLength(0);
+  });
+
+  it('answers 413 as soon as a chunked body passes the limit', async () => {
+    // Prepare
+    const { handler, events } = recordingHandler();
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', handler, maxBodyBytes: 1000 });
+    const chunk = 'x'.repeat(1001);
+
+    // Act: the chunked body never ends; the answer must come anyway.
+    const answer = await rawRequest(
+      server.port,
+      `POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+      1_000,
+    );
+
+    // Assess
+    expect(answer).toMatch(/^HTTP\/1.1 413 /);
+    expect(events).toHaveLength(0);
+  });
+
+  it('answers 408 and drops a body that does not arrive within the body time-out', async () => {
+    // Prepare
+    const { handler, events } = recordingHandler();
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler,
+      maxBodyBytes: 1000,
+      headersTimeoutMs: 300,
+      bodyTimeoutMs: 500,
+    });
+
+    // Act
+    const answer = await rawRequest(
+      server.port,
+      'POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n{',
+      3_000,
+    );
+
+    // Assess
+    expect(answer).toMatch(/^HTTP\/1.1 408 /);
+    expect(events).toHaveLength(0);
+  });
+
+  it('reports a client that disconnects mid-body as a disconnect, not a handler failure', async () => {
+    // Prepare
+    const { handler, events } = recordingHandler();
+    const gone: string[] = [];
+    const errors: unknown[] = [];
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler,
+      maxBodyBytes: 1000,
+      onClientGone: (line) => gone.push(line),
+      onHandlerError: (error) => errors.push(error),
+    });
+
+    // Act
+    await rawRequest(
+      server.port,
+      'POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n{',
+      200,
+    );
+    await new Promise((wait) => setTimeout(wait, 100));
+
+    // Assess
+    expect(gone).toEqual(['POST /webhook: client disconnected before the request was complete']);
+    expect(errors).toEqual([]);
+    expect(events).toHaveLength(0);
+  });
+
+  it('calls the handler one request at a time, as one Lambda environment does', async () => {
+    // Prepare
+    let running = 0;
+    let mostAtOnce = 0;
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      maxBodyBytes: 1000,
+      handler: async () => {
+        running++;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        await new Promise((wait) => setTimeout(wait, 5));
+        running--;
+        return { statusCode: 200, body: '{}' };
+      },
+    });
+
+    // Act
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 20 },
+        async () => (await fetch(server?.url ?? '', { method: 'POST' })).status,
+      ),
+    );
+
+    // Assess
+    expect(statuses).toEqual(Array(20).fill(200));
+    expect(mostAtOnce).toBe(1);
   });
 });

@@ -36,7 +36,8 @@ export interface HttpReceiverOptions {
  */
 export async function startHttpReceiver(options: HttpReceiverOptions): Promise<HttpReceiver> {
   const queueUrl = await options.sqs.createQueue(options.queueName);
-  const handler = createHandler(loadConfig({ ...options.env, QUEUE_URL: queueUrl }), {
+  const config = loadConfig({ ...options.env, QUEUE_URL: queueUrl });
+  const handler = createHandler(config, {
     sqsClient: options.sqs.client,
     ...options.dependencies,
   });
@@ -44,6 +45,7 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
     port: 0,
     host: '127.0.0.1',
     handler,
+    maxBodyBytes: config.maxBodyBytes,
     onHandlerError: (error) => {
       throw error;
     },

@@ -25,6 +25,7 @@ export function startLocalReceiverInProcess(
     localSqsPort: 0,
     inspector,
     env: process.env,
+    stateDir: join(dir, 'queues'),
     dotEnvPath: join(dir, '.env'),
     onHandlerError: (error) => {
       throw error;

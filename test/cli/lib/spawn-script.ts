@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { makeScratchDir } from '../../support/scratch-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -49,7 +49,7 @@ export function runScript(
 }
 
 /**
- * A temporary directory for the files a script reads (bodies, keys), created before the file's
+ * A directory under `.local/` for the files a script reads (bodies, keys), created before the file's
  * tests and removed after them. Call at module level.
  *
  * @returns a function that writes `content` to a new file there and resolves with its path
@@ -57,7 +57,7 @@ export function runScript(
 export function scratchFiles(): (name: string, content: string) => Promise<string> {
   let dir = '';
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'script-'));
+    dir = await makeScratchDir('script');
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });

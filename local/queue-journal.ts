@@ -1,0 +1,165 @@
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+
+/** What a queue needs to hold a message again after a restart: its body, attributes and history. */
+export interface StoredMessage {
+  readonly messageId: string;
+  readonly queueName: string;
+  readonly body: string;
+  /** The message attributes as SendMessage took them (`{ name: { DataType, StringValue } }`). */
+  readonly messageAttributes?: Record<string, unknown>;
+  /** System attributes given on send or added by a dead-letter move (`DeadLetterQueueSourceArn`). */
+  readonly systemAttributes?: Record<string, unknown>;
+  /** `SentTimestamp`, epoch milliseconds: retention counts from here, across restarts. */
+  readonly sentTimestamp: number;
+  /** `ApproximateReceiveCount`: receives count towards `maxReceiveCount` across restarts. */
+  readonly receiveCount: number;
+}
+
+/** One line of the journal: a message stored in a queue, received, deleted, or a queue purged. */
+type JournalEntry =
+  | { readonly put: StoredMessage }
+  | { readonly received: string; readonly count: number }
+  | { readonly deleted: string }
+  | { readonly purged: string };
+
+const JOURNAL_FILE = 'journal.ndjson';
+
+/**
+ * The local queues' messages on disk, as an append-only journal of one JSON line per change.
+ * A stored message is flushed to the disk (fsync) before {@link QueueJournal.put} returns, so the
+ * receiver's 200, sent after its SendMessage call returned, always means the message survives a
+ * crash or SIGKILL. Receives and deletes are written without waiting for the disk: losing one in
+ * a crash delivers the message again, which SQS consumers must tolerate anyway (at-least-once).
+ */
+export class QueueJournal {
+  readonly #fd: number;
+
+  private constructor(fd: number) {
+    this.#fd = fd;
+  }
+
+  /**
+   * Opens the journal in `dir` (created when missing) and returns the messages it holds, dropping
+   * those older than `retentionSeconds`. The journal is rewritten to just those messages first
+   * (written aside, flushed, then renamed over the old one), so it never grows past one run's
+   * traffic. A line cut short by a crash (the only line not yet flushed) is skipped.
+   */
+  static open(
+    dir: string,
+    retentionSeconds: number,
+  ): { journal: QueueJournal; messages: StoredMessage[] } {
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, JOURNAL_FILE);
+    const oldest = Date.now() - retentionSeconds * 1000;
+    const messages = [...replay(readLines(path)).values()].filter(
+      (message) => message.sentTimestamp >= oldest,
+    );
+    const compacted = `${path}.tmp`;
+    const fd = openSync(compacted, 'w');
+    if (messages.length > 0) {
+      writeSync(fd, messages.map((message) => `${JSON.stringify({ put: message })}\n`).join(''));
+    }
+    fsyncSync(fd);
+    renameSync(compacted, path);
+    syncDirectory(dir);
+    return { journal: new QueueJournal(fd), messages };
+  }
+
+  /** Deletes the journal in `dir`: the next {@link QueueJournal.open} starts with empty queues. */
+  static erase(dir: string): void {
+    rmSync(join(dir, JOURNAL_FILE), { force: true });
+  }
+
+  /** Records a message that entered a queue (sent, or moved to the dead-letter queue); durable on return. */
+  put(message: StoredMessage): void {
+    this.#append({ put: message }, true);
+  }
+
+  /** Records that a message was received `count` times in all. */
+  received(messageId: string, count: number): void {
+    this.#append({ received: messageId, count }, false);
+  }
+
+  /** Records that a consumer deleted a message. */
+  deleted(messageId: string): void {
+    this.#append({ deleted: messageId }, false);
+  }
+
+  /** Records that every message of a queue was removed (PurgeQueue). */
+  purged(queueName: string): void {
+    this.#append({ purged: queueName }, false);
+  }
+
+  /** Flushes what is written and closes the file. */
+  close(): void {
+    fsyncSync(this.#fd);
+    closeSync(this.#fd);
+  }
+
+  #append(entry: JournalEntry, durable: boolean): void {
+    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
+    if (durable) fsyncSync(this.#fd);
+  }
+}
+
+function readLines(path: string): string[] {
+  try {
+    return readFileSync(path, 'utf8').split('\n');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** The messages a journal leaves in the queues, by id, in the order they were stored. */
+function replay(lines: readonly string[]): Map<string, StoredMessage> {
+  const messages = new Map<string, StoredMessage>();
+  for (const line of lines) {
+    const entry = parseLine(line);
+    if (entry === undefined) continue;
+    if ('put' in entry) {
+      // A dead-letter move stores the same id in the other queue: it replaces the first entry.
+      messages.delete(entry.put.messageId);
+      messages.set(entry.put.messageId, entry.put);
+    } else if ('received' in entry) {
+      const message = messages.get(entry.received);
+      if (message) messages.set(entry.received, { ...message, receiveCount: entry.count });
+    } else if ('deleted' in entry) {
+      messages.delete(entry.deleted);
+    } else {
+      for (const [id, message] of messages) {
+        if (message.queueName === entry.purged) messages.delete(id);
+      }
+    }
+  }
+  return messages;
+}
+
+function parseLine(line: string): JournalEntry | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    return JSON.parse(line) as JournalEntry;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes a rename durable: the directory entry itself must reach the disk. */
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,57 @@
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signPayload } from '../../lambda/core/index.js';
+import { buildBookingPayload } from '../../local/booking-payload.js';
+import type { LocalReceiver } from '../../local/local-receiver.js';
+import { captureOutput } from '../support/capture-output.js';
+import { startLocalReceiverInProcess } from '../support/local-receiver.js';
+import { makeScratchDir } from '../support/scratch-dir.js';
+
+const KEY = 'whsec-request-ids-41c7';
+const CALLS = 40;
+
+// startLocalReceiver is what npm start runs: the production handler behind the local server.
+describe('npm start (request ids under concurrency)', () => {
+  let dir: string;
+  let receiver: LocalReceiver;
+
+  beforeAll(async () => {
+    dir = await makeScratchDir('request-ids');
+    receiver = await startLocalReceiverInProcess(KEY, dir);
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('gives every log line of a call that call’s own request id when 40 calls arrive at once', async () => {
+    // Prepare
+    const output = captureOutput();
+    const now = Math.floor(Date.now() / 1000);
+    const bodies = Array.from({ length: CALLS }, (_, index) =>
+      buildBookingPayload({ event: index % 2 === 0 ? 'event_booked' : 'event_cancelled' }),
+    );
+
+    // Act
+    const answers = await Promise.all(
+      bodies.map((body, index) =>
+        fetch(receiver.webhook.url, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            'Service-Signature': signPayload(body, index % 5 === 0 ? 'wrong-key' : KEY, now),
+          },
+          body,
+        }),
+      ),
+    );
+    output.restore();
+
+    // Assess
+    const answeredIds = answers.map((answer) => answer.headers.get('x-amzn-requestid'));
+    const lines = output.logs().filter((line) => line.api_request_id !== undefined);
+    expect(new Set(answeredIds).size).toBe(CALLS);
+    expect(new Set(lines.map((line) => line.api_request_id))).toEqual(new Set(answeredIds));
+    for (const line of lines) expect(line.function_request_id).toBe(line.api_request_id);
+  });
+});

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { postWebhook } from '../../cli/send.js';
+import { signPayload } from '../../lambda/core/index.js';
+import { buildBookingPayload } from '../../local/booking-payload.js';
+import { receiveAndDeleteAll } from '../support/drain.js';
+import {
+  bannerPort,
+  isListening,
+  isRunning,
+  millisecondsUntil,
+  type NpmStart,
+  spawnNpmStart,
+} from '../support/npm-start.js';
+import { scratchDir } from '../support/scratch-dir.js';
+
+const KEY = randomBytes(32).toString('hex');
+const dir = scratchDir('local-run-stop');
+const started = new Set<NpmStart>();
+
+afterEach(() => {
+  for (const run of started) {
+    if (run.npm.pid !== undefined && isRunning(run.npm.pid)) run.npm.kill('SIGKILL');
+  }
+  started.clear();
+});
+
+function start(stateDir: string, args: readonly string[] = []): NpmStart {
+  const run = spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: stateDir }, args);
+  started.add(run);
+  return run;
+}
+
+/** Sends a signed booking; resolves with the body and the status it got. */
+async function sendBooking(banner: string): Promise<{ body: string; status: number }> {
+  const body = buildBookingPayload();
+  const url = `http://127.0.0.1:${bannerPort(banner, 'Webhook URL')}/webhook`;
+  const answer = await postWebhook(
+    url,
+    Buffer.from(body),
+    signPayload(body, KEY, Math.floor(Date.now() / 1000)),
+  );
+  return { body, status: answer.status };
+}
+
+function queueUrl(banner: string): string {
+  return `http://127.0.0.1:${bannerPort(banner, 'Queue URL')}/123456789012/webhook-events`;
+}
+
+describe('npm start (stopping)', () => {
+  it.each([
+    ['SIGINT', 'npm', undefined],
+    ['SIGTERM', 'npm', undefined],
+    ['SIGHUP', 'npm', undefined],
+    ['SIGINT', 'node', 0],
+    ['SIGTERM', 'node', 0],
+    ['SIGHUP', 'node', 129],
+    ['SIGKILL', 'npm', undefined],
+  ] as const)('frees both ports within 2 s when %s is sent to %s', async (signal, target, code) => {
+    // Prepare
+    const run = start(join(dir(), `${signal}-${target}`));
+    const banner = await run.ready();
+    const ports = [bannerPort(banner, 'Webhook URL'), bannerPort(banner, 'Queue URL')];
+    const server = run.serverPid();
+
+    // Act
+    process.kill(target === 'npm' ? (run.npm.pid ?? 0) : server, signal);
+    const elapsed = await millisecondsUntil(
+      async () => !isRunning(server) && !(await isListening(ports[0] ?? 0)),
+      5_000,
+    );
+    const npmCode = await run.exit;
+
+    // Assess
+    console.info(`ports free ${elapsed} ms after ${signal} to ${target}`);
+    expect(elapsed).toBeLessThan(2_000);
+    expect(await isListening(ports[1] ?? 0)).toBe(false);
+    if (code !== undefined) expect(npmCode).toBe(code);
+  });
+
+  it('keeps every acknowledged message through SIGKILL and a restart, and --fresh empties the queue', async () => {
+    // Prepare
+    const stateDir = join(dir(), 'durable');
+    const first = start(stateDir);
+    const sent = await Promise.all([1, 2, 3].map(async () => sendBooking(await first.ready())));
+    process.kill(first.serverPid(), 'SIGKILL');
+    await first.exit;
+
+    // Act
+    const second = start(stateDir);
+    const secondBanner = await second.ready();
+    const kept = await receiveAndDeleteAll(queueUrl(secondBanner));
+    const one = await sendBooking(secondBanner);
+    second.npm.kill('SIGTERM');
+    await second.exit;
+    const fresh = start(stateDir, ['--fresh']);
+    const freshBanner = await fresh.ready();
+    const afterFresh = await receiveAndDeleteAll(queueUrl(freshBanner));
+    fresh.npm.kill('SIGINT');
+    await fresh.exit;
+
+    // Assess
+    expect(sent.map((call) => call.status)).toEqual([200, 200, 200]);
+    expect(secondBanner).toContain('3 messages from earlier runs');
+    expect(kept.map((message) => message.Body).sort()).toEqual(sent.map((c) => c.body).sort());
+    expect(kept.map((message) => message.MessageAttributes?.event?.StringValue)).toEqual([
+      'event_booked',
+      'event_booked',
+      'event_booked',
+    ]);
+    expect(one.status).toBe(200);
+    expect(freshBanner).toContain('started empty (--fresh)');
+    expect(afterFresh).toEqual([]);
+  });
+});
