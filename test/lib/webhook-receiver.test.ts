@@ -18,6 +18,7 @@ import { captureOutput } from '../support/capture-output.js';
 import { templateTestApp } from './cdk-app.js';
 import {
   IMPORTED_SECRET_ARN,
+  idempotencyRecordsStatement,
   policyStatements,
   type Synthesized,
   statementsOfRole,
@@ -449,16 +450,7 @@ describe('Class: WebhookReceiver', () => {
       // Assess
       expect(statementsOfRole(template, id(role))).toEqual([
         writeLogsStatement(id(receiver.node.findChild('ConsumerLogs'))),
-        {
-          Effect: 'Allow',
-          Action: [
-            'dynamodb:DeleteItem',
-            'dynamodb:GetItem',
-            'dynamodb:PutItem',
-            'dynamodb:UpdateItem',
-          ],
-          Resource: { 'Fn::GetAtt': [id(receiver.idempotencyTable), 'Arn'] },
-        },
+        idempotencyRecordsStatement({ 'Fn::GetAtt': [id(receiver.idempotencyTable), 'Arn'] }),
         expect.objectContaining({ Resource: { 'Fn::GetAtt': [id(receiver.queue), 'Arn'] } }),
       ]);
     });
