@@ -8,6 +8,18 @@ export const ONE_VCPU_MEMORY_MB = 1769;
 /** The front doors priced, as the construct's `ingress` prop names them. */
 export type PricedIngress = 'http-api' | 'rest-api' | 'function-url';
 
+/**
+ * DynamoDB write requests of the example consumer's idempotency utility, as counted against an
+ * embedded DynamoDB in `test/lambda/consumer/handler.test.ts` (which asserts these figures). Each
+ * record is under 1 KB, so each request is one write request unit; no read follows on DynamoDB.
+ */
+export const IDEMPOTENCY_WRITE_REQUESTS = {
+  /** A booking processed: conditional PutItem (in progress), then UpdateItem (completed). */
+  processed: 2,
+  /** A copy suppressed: the conditional PutItem that fails, billed all the same. */
+  suppressedCopy: 1,
+} as const;
+
 /** Inputs of {@link estimateBilledDurationMs}. */
 export interface DurationInputs {
   /** Measured in-process handler latency to scale, in ms (the p99, to be conservative). */
@@ -56,6 +68,11 @@ export interface CostInputs {
   readonly platformLogBytesPerInvocation: number;
   /** The API's access log line per call (0 for a function URL, which writes none). */
   readonly accessLogBytesPerCall: number;
+  /**
+   * DynamoDB write requests per record for the consumer's idempotency records: 0 without the
+   * table, {@link IDEMPOTENCY_WRITE_REQUESTS}.processed with it.
+   */
+  readonly idempotencyWritesPerRecord: number;
 }
 
 /** One line of the bill. */
@@ -137,11 +154,27 @@ function lambdaLines(
   ];
 }
 
+/** The DynamoDB writes of the consumer's idempotency records, on-demand. */
+export function idempotencyLine(
+  records: number,
+  writesPerRecord: number,
+  prices: typeof PRICES = PRICES,
+): CostLine {
+  return line(
+    `DynamoDB idempotency writes (${writesPerRecord} per record, on-demand)`,
+    records * writesPerRecord,
+    'write request unit',
+    prices.dynamoDbOnDemandPerMillionWrites / 1e6,
+    `$${prices.dynamoDbOnDemandPerMillionWrites} per million write request units`,
+  );
+}
+
 /**
  * What one million queued webhooks cost through one front door, all in: the front door, the
  * receiver's requests and duration, the SQS send and the consumer's receives and deletes (one
- * each per batch), the consumer's requests and duration, the Secrets Manager calls left after
- * caching, and the CloudWatch Logs ingested. Free tiers are not subtracted.
+ * each per batch), the consumer's requests and duration, the DynamoDB writes of its idempotency
+ * records, the Secrets Manager calls left after caching, and the CloudWatch Logs ingested. Free
+ * tiers are not subtracted.
  */
 export function estimateCostPerMillion(
   inputs: CostInputs,
@@ -185,6 +218,7 @@ export function estimateCostPerMillion(
       inputs.consumerMemoryMb,
       prices,
     ),
+    idempotencyLine(CALLS, inputs.idempotencyWritesPerRecord, prices),
     line(
       'Secrets Manager API calls (after caching)',
       secretCalls,
@@ -223,6 +257,11 @@ export function estimateFixedMonthlyCost(
       `$${prices.cloudWatchPerAlarmMonth.toFixed(2)} per alarm per month`,
     ),
   ]);
+}
+
+/** The line `npm run bench -- cost` prints for the idempotency table's share of each front door's. */
+export function idempotencyPerMillionLine(usd: number): string {
+  return `dynamodb idempotency per million records: $${usd.toFixed(2)}`;
 }
 
 /** The line `npm run bench -- cost` prints per front door, exactly as checks read it. */

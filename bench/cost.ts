@@ -10,6 +10,9 @@ import {
   estimateBilledDurationMs,
   estimateCostPerMillion,
   estimateFixedMonthlyCost,
+  IDEMPOTENCY_WRITE_REQUESTS,
+  idempotencyLine,
+  idempotencyPerMillionLine,
   ONE_VCPU_MEMORY_MB,
   type PricedIngress,
 } from './cost-model.js';
@@ -39,6 +42,15 @@ const WARM_ENVIRONMENTS = 2;
 
 /** Assumed billed time of one consumer batch (parse and validate small JSON messages); not measured. */
 const CONSUMER_BILLED_MS_PER_BATCH = 100;
+
+/**
+ * Assumed round trip of one DynamoDB write from Lambda in the same region, in ms; not measured.
+ * The consumer processes a standard queue's batch in parallel (Powertools Batch's default), so a
+ * batch waits for one record's writes in sequence.
+ */
+const DYNAMODB_ROUND_TRIP_MS = 10;
+const CONSUMER_IDEMPOTENCY_MS_PER_BATCH =
+  IDEMPOTENCY_WRITE_REQUESTS.processed * DYNAMODB_ROUND_TRIP_MS;
 const CONSUMER_MEMORY_MB = 256;
 
 const INGRESSES: readonly PricedIngress[] = ['http-api', 'rest-api', 'function-url'];
@@ -108,7 +120,7 @@ export const costSection: BenchSection = {
       receiverMemoryMb: RECEIVER_MEMORY_MB,
       queue: 'standard',
       consumerBatchSize: CONSUMER_BATCH_SIZE,
-      consumerBilledMsPerBatch: CONSUMER_BILLED_MS_PER_BATCH,
+      consumerBilledMsPerBatch: CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH,
       consumerMemoryMb: CONSUMER_MEMORY_MB,
       warmEnvironments: WARM_ENVIRONMENTS,
       secretCacheSeconds: CONFIG_DEFAULTS.SECRET_CACHE_SECONDS,
@@ -117,15 +129,22 @@ export const costSection: BenchSection = {
       receiverLogBytesPerCall: RECEIVER_LOG_BYTES_PER_CALL,
       platformLogBytesPerInvocation: platform,
       accessLogBytesPerCall: accessLog[ingress],
+      // The default stack deploys the example consumer with its idempotency table.
+      idempotencyWritesPerRecord: IDEMPOTENCY_WRITE_REQUESTS.processed,
     });
     const estimates = INGRESSES.map((ingress) => estimateCostPerMillion(inputs(ingress)));
     const fifo = estimateCostPerMillion({ ...inputs('http-api'), queue: 'fifo' });
     const oneByOne = estimateCostPerMillion({ ...inputs('http-api'), consumerBatchSize: 1 });
     const alarms = alarmCount();
     const fixed = estimateFixedMonthlyCost({ secrets: 1, alarms });
-    const summary = INGRESSES.map((ingress, index) =>
-      costPerMillionLine(ingress, estimates[index]?.totalUsd ?? Number.NaN),
-    );
+    const idempotency = idempotencyLine(1_000_000, IDEMPOTENCY_WRITE_REQUESTS.processed);
+    const copies = idempotencyLine(1_000_000, IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy);
+    const summary = [
+      ...INGRESSES.map((ingress, index) =>
+        costPerMillionLine(ingress, estimates[index]?.totalUsd ?? Number.NaN),
+      ),
+      idempotencyPerMillionLine(idempotency.usd),
+    ];
     process.stdout.write(`${summary.join('\n')}\n`);
     const components = (estimates[0]?.lines ?? []).map((_, row) => row);
     return {
@@ -156,7 +175,8 @@ export const costSection: BenchSection = {
         `Receiver duration: ${receiverBilledMs} ms billed per call at ${RECEIVER_MEMORY_MB} MB = the measured in-process p99 of a queued call (${handler.queued.p99Ms.toFixed(2)} ms, handler section) x ${ONE_VCPU_MEMORY_MB}/${RECEIVER_MEMORY_MB} (the vCPU share of ${RECEIVER_MEMORY_MB} MB), + ${SQS_ROUND_TRIP_MS} ms assumed for the SendMessage round trip, rounded up to 1 ms. Conservative: p99 rather than the median (${handler.queued.medianMs.toFixed(2)} ms), and the whole time scaled, though only CPU work slows down.`,
         `CloudWatch Logs per call: ${RECEIVER_LOG_BYTES_PER_CALL} bytes of receiver log and EMF (RECEIVER_LOG_BYTES_PER_CALL, from the handler section of 2026-11-22; this run measured ${handler.queued.outputBytes.toFixed(0)}), ${platform} bytes of Lambda START/END/REPORT lines per invocation (receiver, and consumer per batch), and the access log line rendered from the construct's own format: ${accessLog['http-api']} bytes (HTTP API), ${accessLog['rest-api']} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
         `SQS: the receiver's SendMessage per call, and per consumer batch of ${CONSUMER_BATCH_SIZE} (the construct's consumerBatchSize) one ReceiveMessage and one DeleteMessageBatch. At a steady 0.4 calls per second the 1 s batching window fills batches of about 1: priced with batches of 1, http-api costs ${usd(oneByOne.totalUsd)}. The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included. With a FIFO queue, http-api costs ${usd(fifo.totalUsd)}.`,
-        `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured).`,
+        `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured: ${CONSUMER_BILLED_MS_PER_BATCH} ms of work, + ${IDEMPOTENCY_WRITE_REQUESTS.processed} DynamoDB writes of ${DYNAMODB_ROUND_TRIP_MS} ms each, the records of a batch in parallel).`,
+        `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, included in each total above; each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
         `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${CONFIG_DEFAULTS.SECRET_CACHE_SECONDS} s) with 2 calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
         'Not included: free tiers (all would lower the figures), data transfer, X-Ray (tracing is off by default), a WAF web ACL (rest-api with webAclArn). SQS-managed encryption is free.',
         `Prices (${PRICES.region}, read ${PRICES.date}): ${[...new Set(Object.values(PRICE_SOURCES))].join(', ')}.`,

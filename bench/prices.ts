@@ -24,6 +24,12 @@ export const PRICES = {
   cloudWatchLogsPerGbIngested: 0.5,
   /** Standard-resolution alarm on one metric. */
   cloudWatchPerAlarmMonth: 0.1,
+  /**
+   * DynamoDB Standard table class, on-demand: per million write request units (one per write of
+   * an item up to 1 KB). Half the earlier $1.25 since AWS's on-demand price reduction, effective
+   * 2024-11-01.
+   */
+  dynamoDbOnDemandPerMillionWrites: 0.625,
 } as const;
 
 /** Where each price in {@link PRICES} comes from. */
@@ -42,4 +48,6 @@ export const PRICE_SOURCES: Readonly<
   secretsManagerPerSecretMonth: 'https://aws.amazon.com/secrets-manager/pricing/',
   cloudWatchLogsPerGbIngested: 'https://aws.amazon.com/cloudwatch/pricing/',
   cloudWatchPerAlarmMonth: 'https://aws.amazon.com/cloudwatch/pricing/',
+  dynamoDbOnDemandPerMillionWrites:
+    'https://aws.amazon.com/about-aws/whats-new/2024/11/amazon-dynamo-db-reduces-prices-on-demand-throughput-global-tables/ (on-demand throughput -50%, effective 2024-11-01), https://aws.amazon.com/dynamodb/pricing/on-demand/',
 };

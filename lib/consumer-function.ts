@@ -3,16 +3,21 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { IdempotencyTable } from './idempotency-table.js';
 import { createFunction } from './lambda-function.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { CONSUMER_TIMEOUT_SECONDS } from './queue-settings.js';
 import type { ReceiverSettings } from './receiver-settings.js';
 
-/** The example consumer (`lambda/consumer/index.ts`), reading the queue with partial batch failures. */
+/**
+ * The example consumer (`lambda/consumer/index.ts`), reading the queue with partial batch
+ * failures; with an idempotency table, it is told the table and may read and write its items.
+ */
 export function createConsumerFunction(
   scope: Construct,
   settings: ReceiverSettings,
   queue: sqs.IQueue,
+  idempotency: IdempotencyTable | undefined,
 ): nodejs.NodejsFunction {
   const consumer = createFunction(scope, 'Consumer', settings, {
     entry: 'lambda/consumer/index.ts',
@@ -21,8 +26,12 @@ export function createConsumerFunction(
     timeout: Duration.seconds(CONSUMER_TIMEOUT_SECONDS),
     description: 'Example consumer of verified booking-service webhooks',
     // Its own service name, so its logs and metrics are not mistaken for the receiver's.
-    environment: { POWERTOOLS_SERVICE_NAME: `${settings.serviceName}-consumer` },
+    environment: {
+      POWERTOOLS_SERVICE_NAME: `${settings.serviceName}-consumer`,
+      ...idempotency?.consumerEnvironment,
+    },
   });
+  idempotency?.grantConsumer(consumer);
   consumer.addEventSource(
     new SqsEventSource(queue, {
       // Small batches by default: a poison message costs one retry of its own record (partial

@@ -60,6 +60,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
     ...optional('alarmEmail', readString('alarmEmail', get('alarmEmail'))),
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
+    ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),
   };
   return { stackName, props };

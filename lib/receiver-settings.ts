@@ -37,6 +37,8 @@ export interface ReceiverSettings {
   readonly consumer: boolean;
   readonly consumerBatchSize: number;
   readonly consumerMaxBatchingWindow: Duration;
+  readonly idempotency: boolean;
+  readonly idempotencyTtl: Duration | undefined;
   readonly tracing: boolean;
   readonly serviceName: string;
   readonly logRetention: logs.RetentionDays;
@@ -98,6 +100,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
       'consumerMaxBatchingWindow cannot be used with a FIFO queue: Lambda does not support a batching window there',
     );
   }
+  checkIdempotencyOptions(props);
   return {
     ingress,
     webAclArn: props.webAclArn,
@@ -132,6 +135,8 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
       fifo ? 10 : 10_000,
     ),
     consumerMaxBatchingWindow,
+    idempotency: props.idempotency ?? false,
+    idempotencyTtl: props.idempotencyTtl,
     tracing: props.tracing ?? false,
     serviceName,
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
@@ -167,6 +172,20 @@ function checkIngressOptions(ingress: IngressKind, props: WebhookReceiverProps):
         );
       }
     }
+  }
+}
+
+/** The idempotency table serves the example consumer only; without it the props would do nothing. */
+function checkIdempotencyOptions(props: WebhookReceiverProps): void {
+  if (props.idempotency && !props.consumer) {
+    throw new InvalidWebhookReceiverPropsError(
+      'idempotency needs consumer: true: the table records what the example consumer processed; a consumer of your own can use Powertools Idempotency with a table of its own',
+    );
+  }
+  if (props.idempotencyTtl !== undefined && !props.idempotency) {
+    throw new InvalidWebhookReceiverPropsError(
+      'idempotencyTtl needs idempotency: true: without the table no record expires',
+    );
   }
 }
 

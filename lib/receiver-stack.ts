@@ -9,7 +9,8 @@ export class InvalidReceiverStackPropsError extends InvalidConfigurationError {}
 
 /**
  * Properties of {@link ReceiverStack}: the receiver's options, with the secret given by ARN. The
- * stack deploys the example consumer unless `consumer` is false.
+ * stack deploys the example consumer unless `consumer` is false, and with it the idempotency table
+ * unless `idempotency` is false.
  */
 export interface ReceiverStackProps
   extends StackProps,
@@ -42,8 +43,10 @@ export class ReceiverStack extends Stack {
       ...props,
     });
     const { secretArn, ...receiverProps } = props;
+    const consumer = props.consumer ?? true;
     this.receiver = new WebhookReceiver(this, 'WebhookReceiver', {
-      consumer: true,
+      consumer,
+      idempotency: consumer,
       ...receiverProps,
       ...(secretArn === undefined ? {} : { secret: this.importSecret(secretArn) }),
     });
@@ -74,6 +77,12 @@ export class ReceiverStack extends Stack {
       new CfnOutput(this, 'DeadLetterQueueUrl', {
         value: receiver.deadLetterQueue.queueUrl,
         description: 'Messages the consumer failed on 5 times',
+      });
+    }
+    if (receiver.idempotencyTable) {
+      new CfnOutput(this, 'IdempotencyTableName', {
+        value: receiver.idempotencyTable.tableName,
+        description: "The example consumer's idempotency records (one per processed booking)",
       });
     }
     new CfnOutput(this, 'SecretArn', {

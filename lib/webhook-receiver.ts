@@ -1,8 +1,9 @@
-import type { Duration } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -12,6 +13,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
 import { createConsumerFunction } from './consumer-function.js';
+import { IdempotencyTable } from './idempotency-table.js';
 import { INGRESS_FACTORIES } from './ingress/index.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { createQueues } from './queues.js';
@@ -163,6 +165,25 @@ export interface WebhookReceiverProps {
   readonly consumerMaxBatchingWindow?: Duration;
 
   /**
+   * Have the example consumer process each booking once (Powertools Idempotency on a DynamoDB
+   * table keyed on the message's `dedup_key` and `endpoint`): copies of a processed booking are
+   * acknowledged without calling `processBooking`. Creates the table
+   * {@link WebhookReceiver.idempotencyTable}. Needs `consumer: true`.
+   * @default false
+   */
+  readonly idempotency?: boolean;
+
+  /**
+   * How long a processed booking's record suppresses its copies. It must outlast the time within
+   * which a copy can still arrive: the sender's retries (the spec sets no limit; a week is longer
+   * than any retry schedule we expect) and the queue's redeliveries. A record costs only its
+   * storage until DynamoDB's TTL removes it, so a long window is cheap; a copy arriving later is
+   * processed again. Only with `idempotency: true`.
+   * @default Duration.days(7)
+   */
+  readonly idempotencyTtl?: Duration;
+
+  /**
    * X-Ray active tracing of the functions and the REST API stage (HTTP APIs and function URLs
    * have no tracing of their own). Off by default: X-Ray costs more per call than the rest of
    * the stack.
@@ -230,6 +251,11 @@ export class WebhookReceiver extends Construct {
   public readonly secret: secretsmanager.ISecret;
   /** The example consumer, when {@link WebhookReceiverProps.consumer} is on. */
   public readonly consumer: nodejs.NodejsFunction | undefined;
+  /**
+   * The DynamoDB table of the example consumer's idempotency records, when
+   * {@link WebhookReceiverProps.idempotency} is on.
+   */
+  public readonly idempotencyTable: dynamodb.Table | undefined;
   /** The topic the alarms notify, when {@link WebhookReceiverProps.alarmEmail} is set. */
   public readonly alarmTopic: sns.Topic | undefined;
   /** The alarms, by what they watch. */
@@ -253,8 +279,16 @@ export class WebhookReceiver extends Construct {
     this.accessLogGroup = ingress.accessLogGroup;
     this.url = ingress.url;
 
+    const idempotency = settings.idempotency
+      ? new IdempotencyTable(this, 'Idempotency', {
+          ...(settings.idempotencyTtl ? { idempotencyTtl: settings.idempotencyTtl } : {}),
+          // The records live as long as the messages they describe: SQS's default is DESTROY.
+          removalPolicy: settings.queueProps.removalPolicy ?? RemovalPolicy.DESTROY,
+        })
+      : undefined;
+    this.idempotencyTable = idempotency?.table;
     this.consumer = settings.consumer
-      ? createConsumerFunction(this, settings, this.queue)
+      ? createConsumerFunction(this, settings, this.queue, idempotency)
       : undefined;
     this.alarmTopic = settings.alarmEmail ? createAlarmTopic(this, settings.alarmEmail) : undefined;
     this.alarms = createAlarms(

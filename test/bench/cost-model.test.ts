@@ -5,10 +5,16 @@ import {
   estimateBilledDurationMs,
   estimateCostPerMillion,
   estimateFixedMonthlyCost,
+  IDEMPOTENCY_WRITE_REQUESTS,
+  idempotencyLine,
+  idempotencyPerMillionLine,
 } from '../../bench/cost-model.js';
 import { PRICE_SOURCES, PRICES } from '../../bench/prices.js';
 
-/** One million webhooks through the HTTP API on the deployed defaults, with a 38 ms billed duration. */
+/**
+ * One million webhooks through the HTTP API on the deployed defaults (the consumer with its
+ * idempotency table), with a 38 ms billed duration.
+ */
 const INPUTS: CostInputs = {
   ingress: 'http-api',
   receiverBilledMs: 38,
@@ -24,6 +30,7 @@ const INPUTS: CostInputs = {
   receiverLogBytesPerCall: 854,
   platformLogBytesPerInvocation: 246,
   accessLogBytesPerCall: 300,
+  idempotencyWritesPerRecord: 2,
 };
 
 function byComponent(inputs: CostInputs) {
@@ -75,6 +82,11 @@ describe('Function: estimateCostPerMillion', () => {
     });
     // 100,000 x 0.1 s x 0.25 GB = 2,500 GB-s
     expect(lines['Consumer Lambda duration (arm64)']?.quantity).toBeCloseTo(2_500, 6);
+    // 1,000,000 records x 2 writes at $0.625 per million write request units
+    expect(lines['DynamoDB idempotency writes (2 per record, on-demand)']).toEqual({
+      quantity: 2_000_000,
+      usd: expect.closeTo(1.25, 10),
+    });
     // 2 environments x (30 days / 300 s = 8,640 reloads) x 2 calls = 34,560 calls at $0.05 / 10,000
     expect(lines['Secrets Manager API calls (after caching)']).toEqual({
       quantity: 34_560,
@@ -95,7 +107,7 @@ describe('Function: estimateCostPerMillion', () => {
       10,
     );
     expect(totalUsd).toBeCloseTo(
-      1 + 0.2 + 0.2533346 + 0.48 + 0.02 + 0.0333335 + 0.1728 + 0.7123,
+      1 + 0.2 + 0.2533346 + 0.48 + 0.02 + 0.0333335 + 1.25 + 0.1728 + 0.7123,
       6,
     );
   });
@@ -108,6 +120,17 @@ describe('Function: estimateCostPerMillion', () => {
     // Assess
     expect(rest).toMatchObject({ component: 'API Gateway REST API calls', usd: 3.5 });
     expect(url).toMatchObject({ component: 'Lambda function URL calls', usd: 0 });
+  });
+
+  it('charges nothing for DynamoDB without the idempotency table', () => {
+    // Act
+    const lines = byComponent({ ...INPUTS, idempotencyWritesPerRecord: 0 });
+
+    // Assess
+    expect(lines['DynamoDB idempotency writes (0 per record, on-demand)']).toEqual({
+      quantity: 0,
+      usd: 0,
+    });
   });
 
   it('charges the FIFO request price when the queue is FIFO', () => {
@@ -130,6 +153,33 @@ describe('Function: estimateFixedMonthlyCost', () => {
     // Assess
     expect(lines.map(({ usd }) => usd)).toEqual([0.4, expect.closeTo(0.7, 10)]);
     expect(totalUsd).toBeCloseTo(1.1, 10);
+  });
+});
+
+describe('Function: idempotencyLine', () => {
+  it('prices 2 writes per processed record and 1 per suppressed copy at $0.625 per million', () => {
+    // Act
+    const processed = idempotencyLine(1_000_000, IDEMPOTENCY_WRITE_REQUESTS.processed);
+    const copies = idempotencyLine(1_000_000, IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy);
+
+    // Assess
+    expect(processed).toMatchObject({
+      quantity: 2_000_000,
+      listPrice: '$0.625 per million write request units',
+    });
+    expect(processed.usd).toBeCloseTo(1.25, 10);
+    expect(copies.usd).toBeCloseTo(0.625, 10);
+  });
+});
+
+describe('Function: idempotencyPerMillionLine', () => {
+  it('prints a line that checks reading the per-ingress lines do not take for a front door', () => {
+    // Act
+    const printed = idempotencyPerMillionLine(1.25);
+
+    // Assess
+    expect(printed).toBe('dynamodb idempotency per million records: $1.25');
+    expect(printed).not.toMatch(/^cost per million /);
   });
 });
 

@@ -34,6 +34,7 @@ describe('Script: bin/app.ts', () => {
     );
     expect(Object.keys(template.Outputs).sort()).toEqual([
       'DeadLetterQueueUrl',
+      'IdempotencyTableName',
       'QueueArn',
       'QueueUrl',
       'SecretArn',

@@ -39,6 +39,7 @@ describe('Function: readReceiverContext', () => {
       throttleBurstLimit: '25',
       alarmEmail: 'ops@example.com',
       consumer: 'false',
+      idempotency: 'false',
     });
 
     // Assess
@@ -59,6 +60,7 @@ describe('Function: readReceiverContext', () => {
         throttleBurstLimit: 25,
         alarmEmail: 'ops@example.com',
         consumer: false,
+        idempotency: false,
       },
     });
   });
@@ -70,6 +72,7 @@ describe('Function: readReceiverContext', () => {
       signatureToleranceSeconds: 60,
       forwardEvents: ['*'],
       consumer: true,
+      idempotency: true,
     });
 
     // Assess
@@ -78,6 +81,7 @@ describe('Function: readReceiverContext', () => {
       signatureToleranceSeconds: 60,
       forwardEvents: ['*'],
       consumer: true,
+      idempotency: true,
     });
   });
 
@@ -101,6 +105,7 @@ describe('Function: readReceiverContext', () => {
     ['secretJsonField', ['a'], /context secretJsonField must be text/],
     ['fifo', 'yes', /context fifo must be true or false, got "yes"/],
     ['consumer', 1, /context consumer must be true or false/],
+    ['idempotency', 'on', /context idempotency must be true or false, got "on"/],
     ['signatureToleranceSeconds', '5m', /context signatureToleranceSeconds must be a number/],
     ['throttleRateLimit', true, /context throttleRateLimit must be a number/],
     ['forwardEvents', [1, 2], /context forwardEvents must be a comma-separated list/],

@@ -23,17 +23,28 @@ interface ValidationReport {
   }>;
 }
 
-/** Every combination the issue names (ingress x existingQueue x consumer x fifo), plus tracing and the alarm e-mail per ingress. */
+/**
+ * Every combination the issues name (ingress x existingQueue x consumer x fifo, and idempotency
+ * where there is a consumer), plus tracing and the alarm e-mail per ingress.
+ */
 const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
   ...[false, true].flatMap((existingQueue) =>
-    [false, true].flatMap((consumer) =>
-      [false, true].map((fifo) => ({ ingress, existingQueue, consumer, fifo, tracing: false })),
+    [{ consumer: false }, { consumer: true }, { consumer: true, idempotency: true }].flatMap(
+      (consumer) =>
+        [false, true].map((fifo) => ({
+          ingress,
+          existingQueue,
+          ...consumer,
+          fifo,
+          tracing: false,
+        })),
     ),
   ),
   {
     ingress,
     existingQueue: false,
     consumer: true,
+    idempotency: true,
     fifo: false,
     tracing: true,
     alarmEmail: 'ops@example.com',
@@ -78,10 +89,10 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
       'AwsSolutions',
       'Serverless',
     ]);
-    expect(COMBINATIONS).toHaveLength(27);
+    expect(COMBINATIONS).toHaveLength(39);
   });
 
-  it('reports no finding for any ingress, with or without existingQueue, consumer or fifo', () => {
+  it('reports no finding for any ingress, with or without existingQueue, consumer, idempotency or fifo', () => {
     // Act
     const findings = report.pluginReports.flatMap((plugin) =>
       plugin.violations.flatMap((violation) =>

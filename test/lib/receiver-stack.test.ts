@@ -19,7 +19,7 @@ describe('Class: ReceiverStack', () => {
     });
   });
 
-  it('outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL and the secret ARN', () => {
+  it('outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL, the idempotency table name and the secret ARN', () => {
     // Prepare
     const { receiver } = created;
     const id = (construct: { node: { defaultChild?: unknown } } | undefined) =>
@@ -31,6 +31,7 @@ describe('Class: ReceiverStack', () => {
     // Assess
     expect(Object.keys(outputs).sort()).toEqual([
       'DeadLetterQueueUrl',
+      'IdempotencyTableName',
       'QueueArn',
       'QueueUrl',
       'SecretArn',
@@ -40,7 +41,31 @@ describe('Class: ReceiverStack', () => {
     expect(outputs.QueueUrl?.Value).toEqual({ Ref: id(receiver.queue) });
     expect(outputs.QueueArn?.Value).toEqual({ 'Fn::GetAtt': [id(receiver.queue), 'Arn'] });
     expect(outputs.DeadLetterQueueUrl?.Value).toEqual({ Ref: id(receiver.deadLetterQueue) });
+    expect(outputs.IdempotencyTableName?.Value).toEqual({ Ref: id(receiver.idempotencyTable) });
     expect(outputs.SecretArn?.Value).toEqual({ Ref: id(receiver.secret) });
+  });
+
+  it('deploys the idempotency table with the example consumer unless idempotency is false', () => {
+    // Act
+    const off = new ReceiverStack(templateTestApp(), 'NoIdempotency', { idempotency: false });
+    const withoutConsumer = new ReceiverStack(templateTestApp(), 'NoTable', { consumer: false });
+
+    // Assess
+    Template.fromStack(created).resourceCountIs('AWS::DynamoDB::Table', 1);
+    for (const stack of [off, withoutConsumer]) {
+      const template = Template.fromStack(stack);
+      template.resourceCountIs('AWS::DynamoDB::Table', 0);
+      expect(Object.keys(template.findOutputs('IdempotencyTableName'))).toEqual([]);
+    }
+  });
+
+  it('refuses idempotency without the example consumer', () => {
+    // Act
+    const build = () =>
+      new ReceiverStack(templateTestApp(), 'Invalid', { consumer: false, idempotency: true });
+
+    // Assess
+    expect(build).toThrow(/idempotency needs consumer: true/);
   });
 
   it('deploys the example consumer unless consumer is false', () => {

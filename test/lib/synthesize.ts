@@ -68,3 +68,12 @@ export function writeLogsStatement(logGroupId: string) {
     Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
   };
 }
+
+/** The statement that lets a consumer read and write idempotency records on one table, item by item only. */
+export function idempotencyRecordsStatement(tableArn: unknown) {
+  return {
+    Effect: 'Allow',
+    Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    Resource: tableArn,
+  };
+}

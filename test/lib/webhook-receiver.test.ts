@@ -1,4 +1,4 @@
-import { type CfnElement, Duration, Stack } from 'aws-cdk-lib';
+import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -18,6 +18,7 @@ import { captureOutput } from '../support/capture-output.js';
 import { templateTestApp } from './cdk-app.js';
 import {
   IMPORTED_SECRET_ARN,
+  idempotencyRecordsStatement,
   policyStatements,
   type Synthesized,
   statementsOfRole,
@@ -414,6 +415,89 @@ describe('Class: WebhookReceiver', () => {
     });
   });
 
+  describe('Idempotency', () => {
+    let idempotent: Synthesized;
+
+    beforeAll(() => {
+      idempotent = synthesize(() => ({ consumer: true, idempotency: true }));
+    });
+
+    it('creates an on-demand table with TTL on the records, PITR and the AWS managed key, removed like the queue', () => {
+      // Prepare
+      const { template, receiver, id } = idempotent;
+
+      // Assess
+      template.resourceCountIs('AWS::DynamoDB::Table', 1);
+      template.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Delete',
+        UpdateReplacePolicy: 'Delete',
+        Properties: {
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+          TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          SSESpecification: { SSEEnabled: true, KMSMasterKeyId: Match.absent() },
+        },
+      });
+      expect(template.toJSON().Resources[id(receiver.queue)].DeletionPolicy).toBe('Delete');
+    });
+
+    it('grants the consumer only item-level actions on that table, beside its queue and logs', () => {
+      // Prepare
+      const { template, receiver, id } = idempotent;
+      const role = receiver.node.findChild('ConsumerRole');
+
+      // Assess
+      expect(statementsOfRole(template, id(role))).toEqual([
+        writeLogsStatement(id(receiver.node.findChild('ConsumerLogs'))),
+        idempotencyRecordsStatement({ 'Fn::GetAtt': [id(receiver.idempotencyTable), 'Arn'] }),
+        expect.objectContaining({ Resource: { 'Fn::GetAtt': [id(receiver.queue), 'Arn'] } }),
+      ]);
+    });
+
+    it('tells the consumer the table and a TTL of 7 days', () => {
+      // Prepare
+      const { receiver, resource, id } = idempotent;
+
+      // Assess
+      expect(resource(receiver.consumer).Properties.Environment.Variables).toMatchObject({
+        IDEMPOTENCY_TABLE: { Ref: id(receiver.idempotencyTable) },
+        IDEMPOTENCY_TTL_SECONDS: '604800',
+      });
+    });
+
+    it('takes idempotencyTtl and the removal policy of queueProps', () => {
+      // Act
+      const { receiver, template, resource } = synthesize(() => ({
+        consumer: true,
+        idempotency: true,
+        idempotencyTtl: Duration.days(2),
+        queueProps: { removalPolicy: RemovalPolicy.RETAIN },
+      }));
+
+      // Assess
+      expect(resource(receiver.consumer).Properties.Environment.Variables).toMatchObject({
+        IDEMPOTENCY_TTL_SECONDS: '172800',
+      });
+      template.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
+    });
+
+    it('creates no table and tells the consumer none by default', () => {
+      // Prepare
+      const { template, receiver, resource } = standard;
+
+      // Assess
+      expect(receiver.idempotencyTable).toBeUndefined();
+      template.resourceCountIs('AWS::DynamoDB::Table', 0);
+      expect(resource(receiver.consumer).Properties.Environment.Variables).not.toHaveProperty(
+        'IDEMPOTENCY_TABLE',
+      );
+    });
+  });
+
   describe('Alarms', () => {
     const alarmCases = [
       {
@@ -684,6 +768,16 @@ describe('Class: WebhookReceiver', () => {
         'a batching window on a FIFO queue',
         { fifo: true, consumerMaxBatchingWindow: Duration.seconds(5) },
         /consumerMaxBatchingWindow/,
+      ],
+      [
+        'idempotency without the example consumer',
+        { idempotency: true },
+        /idempotency needs consumer: true/,
+      ],
+      [
+        'idempotencyTtl without idempotency',
+        { consumer: true, idempotencyTtl: Duration.days(1) },
+        /idempotencyTtl needs idempotency: true/,
       ],
       [
         'a message age below a minute',

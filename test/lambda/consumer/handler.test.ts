@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { IDEMPOTENCY_WRITE_REQUESTS } from '../../../bench/cost-model.js';
 import { loadConsumerConfig } from '../../../lambda/consumer/config.js';
 import { type ConsumerHandler, createConsumerHandler } from '../../../lambda/consumer/handler.js';
 import type { ProcessBooking } from '../../../lambda/consumer/process-booking.js';
@@ -276,6 +277,11 @@ describe('Function: createConsumerHandler (idempotency on DynamoDB)', () => {
     // GetItem that DynamoDB itself never receives.
     expect(perProcessed).toEqual({ PutItem: 5, UpdateItem: 5 });
     expect(perCopy).toEqual({ PutItem: 5, GetItem: 5 });
+    // The figures `npm run bench -- cost` prices
+    expect(IDEMPOTENCY_WRITE_REQUESTS).toEqual({
+      processed: ((perProcessed.PutItem ?? 0) + (perProcessed.UpdateItem ?? 0)) / bookings.length,
+      suppressedCopy: (perCopy.PutItem ?? 0) / bookings.length,
+    });
   });
 
   it('keeps each record under 1 KB, so every write is one write request unit', async () => {
