@@ -298,7 +298,7 @@ describe('Class: WebhookReceiver', () => {
 
     it('creates no secret when one is given', () => {
       fifo.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
-      expect(fifo.receiver.secret.secretArn).toBe(IMPORTED_SECRET_ARN);
+      expect(fifo.receiver.secret?.secretArn).toBe(IMPORTED_SECRET_ARN);
     });
   });
 
