@@ -23,7 +23,10 @@ interface ValidationReport {
   }>;
 }
 
-/** Every combination the issue names (ingress x existingQueue x consumer x fifo), plus tracing and the alarm e-mail per ingress. */
+/**
+ * Every combination the issue names (ingress x existingQueue x consumer x fifo), plus tracing and
+ * the alarm e-mail per ingress, and named endpoints (one with a placeholder secret) per ingress.
+ */
 const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
   ...[false, true].flatMap((existingQueue) =>
     [false, true].flatMap((consumer) =>
@@ -37,6 +40,14 @@ const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
     fifo: false,
     tracing: true,
     alarmEmail: 'ops@example.com',
+  },
+  {
+    ingress,
+    existingQueue: false,
+    consumer: true,
+    fifo: false,
+    tracing: false,
+    endpoints: [{ name: 'eu' }, { name: 'us-west' }],
   },
 ]);
 
@@ -78,10 +89,10 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
       'AwsSolutions',
       'Serverless',
     ]);
-    expect(COMBINATIONS).toHaveLength(27);
+    expect(COMBINATIONS).toHaveLength(30);
   });
 
-  it('reports no finding for any ingress, with or without existingQueue, consumer or fifo', () => {
+  it('reports no finding for any ingress, with or without existingQueue, consumer, fifo or endpoints', () => {
     // Act
     const findings = report.pluginReports.flatMap((plugin) =>
       plugin.violations.flatMap((violation) =>
