@@ -111,31 +111,24 @@ describe('Class: ReceiverStack', () => {
     });
   });
 
-  it('rejects secretArn together with endpoints', () => {
-    // Act
-    const build = () =>
-      new ReceiverStack(templateTestApp(), 'Invalid', {
-        secretArn: SECRET_ARN,
-        endpoints: [{ name: 'eu' }],
-      });
-
-    // Assess
-    expect(build).toThrow(InvalidReceiverStackPropsError);
-    expect(build).toThrow(/secretArn cannot be used with endpoints.*secretArn\.<name>/);
-  });
-
-  it("rejects an endpoint's secretArn that is not a complete ARN, naming its context key", () => {
-    // Act
-    const build = () =>
-      new ReceiverStack(templateTestApp(), 'Invalid', {
-        endpoints: [{ name: 'us', secretArn: 'webhook/us' }],
-      });
-
-    // Assess
-    expect(build).toThrow(InvalidReceiverStackPropsError);
-    expect(build).toThrow(
+  it.each([
+    [
+      'secretArn together with endpoints',
+      { secretArn: SECRET_ARN, endpoints: [{ name: 'eu' }] },
+      /secretArn cannot be used with endpoints.*secretArn\.<name>/,
+    ],
+    [
+      "an endpoint's secretArn that is not a complete ARN, naming its context key",
+      { endpoints: [{ name: 'us', secretArn: 'webhook/us' }] },
       /secretArn\.us "webhook\/us" is not a complete Secrets Manager secret ARN/,
-    );
+    ],
+  ] as const)('rejects %s', (_name, props, message) => {
+    // Act
+    const build = () => new ReceiverStack(templateTestApp(), 'Invalid', props);
+
+    // Assess
+    expect(build).toThrow(InvalidReceiverStackPropsError);
+    expect(build).toThrow(message);
   });
 
   it.each([

@@ -228,40 +228,6 @@ describe('Class: WebhookReceiver with endpoints', () => {
   });
 
   describe('Props validation', () => {
-    const invalid: Array<[string, WebhookReceiverProps, RegExp]> = [
-      ['an empty name', { endpoints: [{ name: '' }] }, /endpoint name "" is not 1 to 32/],
-      ['upper case', { endpoints: [{ name: 'EU' }] }, /endpoint name "EU"/],
-      ['an underscore', { endpoints: [{ name: 'eu_west' }] }, /endpoint name "eu_west"/],
-      ['a slash', { endpoints: [{ name: 'eu/1' }] }, /endpoint name "eu\/1"/],
-      ['33 characters', { endpoints: [{ name: 'e'.repeat(33) }] }, /"e{33}" is not 1 to 32/],
-      [
-        'a name given twice',
-        { endpoints: [{ name: 'eu' }, { name: 'us' }, { name: 'eu' }] },
-        /endpoint name "eu" is given twice/,
-      ],
-      [
-        'two names alike in PascalCase',
-        { endpoints: [{ name: 'a-1' }, { name: 'a1' }] },
-        /endpoint names "a-1" and "a1" are both A1/,
-      ],
-      ['no endpoint', { endpoints: [] }, /endpoints must name at least one endpoint/],
-      [
-        'an empty secretJsonField',
-        { endpoints: [{ name: 'eu', secretJsonField: ' ' }] },
-        /secretJsonField of endpoint "eu" must not be empty/,
-      ],
-    ];
-
-    it.each(invalid)('rejects %s', (_name, props, message) => {
-      // Act
-      const build = () =>
-        new WebhookReceiver(new Stack(templateTestApp(), 'InvalidStack'), 'Receiver', props);
-
-      // Assess
-      expect(build).toThrow(InvalidWebhookReceiverPropsError);
-      expect(build).toThrow(message);
-    });
-
     it('rejects secret together with endpoints', () => {
       // Act
       const build = () => {
