@@ -245,7 +245,7 @@ describe('Class: WebhookReceiver with endpoints', () => {
       expect(
         () =>
           new WebhookReceiver(new Stack(templateTestApp(), 'ValidStack'), 'Receiver', {
-            endpoints: [{ name: 'eu-west-1-' + 'a'.repeat(22) }, { name: '0' }],
+            endpoints: [{ name: `eu-west-1-${'a'.repeat(22)}` }, { name: '0' }],
           }),
       ).not.toThrow();
     });
