@@ -1,7 +1,7 @@
 import type { Node } from 'constructs';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
-import type { ReceiverStackProps } from './receiver-stack.js';
+import type { ReceiverStackEndpoint, ReceiverStackProps } from './receiver-stack.js';
 
 /** Thrown when a CDK context value (`-c key=value` or `cdk.json`) cannot be used. */
 export class InvalidContextError extends InvalidConfigurationError {}
@@ -62,8 +62,38 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
     ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),
+    ...optional('endpoints', readEndpoints(node, get)),
   };
   return { stackName, props };
+}
+
+/** Prefix of the context keys that import an endpoint's secret: `secretArn.<name>`. */
+const ENDPOINT_SECRET_ARN_PREFIX = 'secretArn.';
+
+/**
+ * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>`. A `secretArn.<name>`
+ * naming no endpoint is refused: a typo would otherwise deploy a placeholder in place of the key.
+ */
+function readEndpoints(
+  node: Node,
+  get: (key: string) => unknown,
+): ReceiverStackEndpoint[] | undefined {
+  const names = readList('endpoints', get('endpoints'));
+  const stray = Object.keys(node.getAllContext()).find(
+    (key) =>
+      key.startsWith(ENDPOINT_SECRET_ARN_PREFIX) &&
+      get(key) !== undefined &&
+      !names?.includes(key.slice(ENDPOINT_SECRET_ARN_PREFIX.length)),
+  );
+  if (stray !== undefined) {
+    throw new InvalidContextError(
+      `context ${stray} names no endpoint of context endpoints (${names?.join(',') ?? 'not set'})`,
+    );
+  }
+  return names?.map((name) => {
+    const key = `${ENDPOINT_SECRET_ARN_PREFIX}${name}`;
+    return { name, ...optional('secretArn', readString(key, get(key))) };
+  });
 }
 
 /** `{ [key]: value }` when there is a value, `{}` otherwise (optional props must be absent, not undefined). */

@@ -1,8 +1,9 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { ServedWebhookEndpoint } from './endpoints.js';
 import { createFunction } from './lambda-function.js';
 import type { ReceiverSettings } from './receiver-settings.js';
 
@@ -14,8 +15,13 @@ import type { ReceiverSettings } from './receiver-settings.js';
  */
 export const RECEIVER_MEMORY_MB = 512;
 
+/** Where the receiver's keys are: one secret, or one per named endpoint. */
+export type ReceiverKeys =
+  | { readonly secret: secretsmanager.ISecret }
+  | { readonly endpoints: ReadonlyArray<Omit<ServedWebhookEndpoint, 'url'>> };
+
 /**
- * The function that verifies each call and forwards it to the queue. It may read the secret and
+ * The function that verifies each call and forwards it to the queue. It may read its secrets and
  * send to the queue, nothing more: `sqs:SendMessage` only (plus the queue's KMS key when it has
  * one), not the GetQueueAttributes/GetQueueUrl that `grantSendMessages` adds, since the function
  * is given the queue's URL.
@@ -23,7 +29,7 @@ export const RECEIVER_MEMORY_MB = 512;
 export function createReceiverFunction(
   scope: Construct,
   settings: ReceiverSettings,
-  secret: secretsmanager.ISecret,
+  keys: ReceiverKeys,
   queue: sqs.IQueue,
 ): nodejs.NodejsFunction {
   const fn = createFunction(scope, 'Receiver', settings, {
@@ -36,7 +42,7 @@ export function createReceiverFunction(
     description: 'Verifies signed booking-service webhooks and forwards them to SQS',
     reservedConcurrentExecutions: settings.reservedConcurrency,
     environment: {
-      SECRET_ID: secret.secretArn,
+      ...keysEnvironment(scope, keys),
       QUEUE_URL: queue.queueUrl,
       SIGNATURE_TOLERANCE_SECONDS: String(settings.signatureToleranceSeconds),
       PREVIOUS_KEY_GRACE_SECONDS: String(settings.previousKeyGraceSeconds),
@@ -46,9 +52,35 @@ export function createReceiverFunction(
         : { SECRET_JSON_FIELD: settings.secretJsonField }),
     },
   });
-  secret.grantRead(fn);
+  const secrets = 'secret' in keys ? [keys.secret] : keys.endpoints.map(({ secret }) => secret);
+  for (const secret of secrets) {
+    secret.grantRead(fn);
+  }
   queue.grant(fn, 'sqs:SendMessage');
   // SQS needs both to put a message on a queue encrypted with a customer managed key.
   queue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
   return fn;
+}
+
+/**
+ * `SECRET_ID`, or `ENDPOINT_SECRET_IDS` (a JSON object from endpoint name to secret ARN) with
+ * `ENDPOINT_SECRET_JSON_FIELDS` (endpoint name to JSON field) for the endpoints that name a field.
+ * `SECRET_JSON_FIELD` stays the field of every endpoint that names none.
+ */
+function keysEnvironment(scope: Construct, keys: ReceiverKeys): Record<string, string> {
+  if ('secret' in keys) {
+    return { SECRET_ID: keys.secret.secretArn };
+  }
+  const stack = Stack.of(scope);
+  const jsonFields = keys.endpoints.flatMap(({ name, secretJsonField }) =>
+    secretJsonField === undefined ? [] : [[name, secretJsonField] as const],
+  );
+  return {
+    ENDPOINT_SECRET_IDS: stack.toJsonString(
+      Object.fromEntries(keys.endpoints.map(({ name, secret }) => [name, secret.secretArn])),
+    ),
+    ...(jsonFields.length === 0
+      ? {}
+      : { ENDPOINT_SECRET_JSON_FIELDS: JSON.stringify(Object.fromEntries(jsonFields)) }),
+  };
 }

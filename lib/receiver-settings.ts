@@ -3,8 +3,14 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
+import {
+  CONFIG_DEFAULTS,
+  checkForwardEvents,
+  ENDPOINT_NAME_RULE,
+  isEndpointName,
+} from '../lambda/receiver/config.js';
 import { InvalidConfigurationError } from './configuration-error.js';
+import { endpointIdSuffix, type WebhookEndpoint } from './endpoints.js';
 import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
 import type { WebhookReceiverProps } from './webhook-receiver.js';
 
@@ -30,6 +36,8 @@ export interface ReceiverSettings {
   readonly previousKeyGraceSeconds: number;
   readonly forwardEvents: readonly string[];
   readonly secretJsonField: string | undefined;
+  /** The named endpoints; empty for the single endpoint `POST /webhook`. */
+  readonly endpoints: readonly WebhookEndpoint[];
   readonly throttleRateLimit: number;
   readonly throttleBurstLimit: number;
   readonly alarmEmail: string | undefined;
@@ -70,9 +78,8 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
       `alarmEmail ${JSON.stringify(props.alarmEmail)} is not an e-mail address`,
     );
   }
-  if (props.secretJsonField !== undefined && props.secretJsonField.trim() === '') {
-    throw new InvalidWebhookReceiverPropsError('secretJsonField must not be empty');
-  }
+  checkJsonField('secretJsonField', props.secretJsonField);
+  const endpoints = checkEndpoints(props);
   // The service name is the dimension of the receiver's own metrics (and so of their alarms):
   // the default carries a hash of the construct's path, so two receivers never share one.
   const serviceName =
@@ -122,6 +129,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     ),
     forwardEvents,
     secretJsonField: props.secretJsonField,
+    endpoints,
     throttleRateLimit: checkPositive('throttleRateLimit', props.throttleRateLimit ?? 100),
     throttleBurstLimit: checkInteger('throttleBurstLimit', props.throttleBurstLimit ?? 200, 1),
     alarmEmail: props.alarmEmail,
@@ -187,6 +195,54 @@ function checkIdempotencyOptions(props: WebhookReceiverProps): void {
       'idempotencyTtl needs idempotency: true: without the table no record expires',
     );
   }
+}
+
+function checkJsonField(name: string, value: string | undefined): void {
+  if (value !== undefined && value.trim() === '') {
+    throw new InvalidWebhookReceiverPropsError(`${name} must not be empty`);
+  }
+}
+
+/**
+ * Names are checked as the receiver checks `ENDPOINT_SECRET_IDS`, and must stay distinct in
+ * PascalCase too (`a-1` and `a1` are both `A1`), since the outputs and ids derive from that.
+ */
+function checkEndpoints(props: WebhookReceiverProps): readonly WebhookEndpoint[] {
+  const endpoints = props.endpoints ?? [];
+  if (props.endpoints === undefined) {
+    return endpoints;
+  }
+  if (props.secret !== undefined) {
+    throw new InvalidWebhookReceiverPropsError(
+      "secret cannot be used with endpoints: give each endpoint's secret in its entry of endpoints",
+    );
+  }
+  if (endpoints.length === 0) {
+    throw new InvalidWebhookReceiverPropsError(
+      'endpoints must name at least one endpoint (leave it out for the single endpoint POST /webhook)',
+    );
+  }
+  const bySuffix = new Map<string, string>();
+  for (const { name, secretJsonField } of endpoints) {
+    // The receiver's own rule: a name the construct accepts is one the receiver routes.
+    if (!isEndpointName(name)) {
+      throw new InvalidWebhookReceiverPropsError(
+        `endpoint name ${JSON.stringify(name)} is not ${ENDPOINT_NAME_RULE}`,
+      );
+    }
+    const suffix = endpointIdSuffix(name);
+    const other = bySuffix.get(suffix);
+    if (other !== undefined) {
+      throw new InvalidWebhookReceiverPropsError(
+        other === name
+          ? `endpoint name ${JSON.stringify(name)} is given twice`
+          : `endpoint names ${JSON.stringify(other)} and ${JSON.stringify(name)} are both ${suffix} in PascalCase (outputs WebhookUrl${suffix}): rename one`,
+      );
+    }
+    bySuffix.set(suffix, name);
+    checkJsonField(`secretJsonField of endpoint ${JSON.stringify(name)}`, secretJsonField);
+  }
+  return endpoints;
 }
 
 function checkEvents(forwardEvents: readonly string[]): readonly string[] {

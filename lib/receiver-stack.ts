@@ -2,7 +2,12 @@ import { CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { InvalidConfigurationError } from './configuration-error.js';
-import { WebhookReceiver, type WebhookReceiverProps } from './webhook-receiver.js';
+import { endpointIdSuffix } from './endpoints.js';
+import {
+  type WebhookEndpoint,
+  WebhookReceiver,
+  type WebhookReceiverProps,
+} from './webhook-receiver.js';
 
 /** Thrown when {@link ReceiverStackProps} hold a value the stack cannot use. */
 export class InvalidReceiverStackPropsError extends InvalidConfigurationError {}
@@ -14,12 +19,29 @@ export class InvalidReceiverStackPropsError extends InvalidConfigurationError {}
  */
 export interface ReceiverStackProps
   extends StackProps,
-    Omit<WebhookReceiverProps, 'secret' | 'existingQueue'> {
+    Omit<WebhookReceiverProps, 'secret' | 'existingQueue' | 'endpoints'> {
   /**
    * Complete ARN of an existing secret holding the signing key, as the Secrets Manager console
    * shows it (ending in `-` and six random characters), so the receiver's role names that exact
-   * ARN.
+   * ARN. Not with `endpoints`.
    * @default - the stack creates a secret with a random placeholder
+   */
+  readonly secretArn?: string;
+
+  /**
+   * Several endpoints, one key each (the construct's `endpoints`, with secrets given by ARN).
+   * The stack then outputs `WebhookUrl<Name>` and `SecretArn<Name>` per endpoint in place of
+   * `WebhookUrl` and `SecretArn`.
+   * @default - one endpoint, `POST /webhook`
+   */
+  readonly endpoints?: readonly ReceiverStackEndpoint[];
+}
+
+/** A named endpoint of {@link ReceiverStack}. */
+export interface ReceiverStackEndpoint extends Omit<WebhookEndpoint, 'secret'> {
+  /**
+   * Complete ARN of an existing secret holding this endpoint's key (context `secretArn.<name>`).
+   * @default - the stack creates a secret with a random placeholder for this endpoint
    */
   readonly secretArn?: string;
 }
@@ -42,32 +64,50 @@ export class ReceiverStack extends Stack {
       description: 'Receiver for signed booking-service webhooks: front door -> Lambda -> SQS',
       ...props,
     });
-    const { secretArn, ...receiverProps } = props;
+    const { secretArn, endpoints, ...receiverProps } = props;
+    if (secretArn !== undefined && endpoints !== undefined) {
+      throw new InvalidReceiverStackPropsError(
+        'secretArn cannot be used with endpoints: give each endpoint its secretArn (context secretArn.<name>)',
+      );
+    }
     const consumer = props.consumer ?? true;
     this.receiver = new WebhookReceiver(this, 'WebhookReceiver', {
       consumer,
       idempotency: consumer,
       ...receiverProps,
-      ...(secretArn === undefined ? {} : { secret: this.importSecret(secretArn) }),
+      ...(secretArn === undefined
+        ? {}
+        : { secret: this.importSecret('secretArn', 'ImportedSigningKey', secretArn) }),
+      ...(endpoints === undefined
+        ? {}
+        : { endpoints: endpoints.map((endpoint) => this.importEndpointSecret(endpoint)) }),
     });
     this.addOutputs();
   }
 
-  private importSecret(secretArn: string): secretsmanager.ISecret {
+  private importEndpointSecret({ secretArn, ...endpoint }: ReceiverStackEndpoint): WebhookEndpoint {
+    if (secretArn === undefined) {
+      return endpoint;
+    }
+    const secret = this.importSecret(
+      `secretArn.${endpoint.name}`,
+      `ImportedSigningKey${endpointIdSuffix(endpoint.name)}`,
+      secretArn,
+    );
+    return { ...endpoint, secret };
+  }
+
+  private importSecret(key: string, id: string, secretArn: string): secretsmanager.ISecret {
     if (!Token.isUnresolved(secretArn) && !COMPLETE_SECRET_ARN.test(secretArn)) {
       throw new InvalidReceiverStackPropsError(
-        `secretArn ${JSON.stringify(secretArn)} is not a complete Secrets Manager secret ARN: copy the ARN from the console, it ends in the secret name, '-' and six random characters`,
+        `${key} ${JSON.stringify(secretArn)} is not a complete Secrets Manager secret ARN: copy the ARN from the console, it ends in the secret name, '-' and six random characters`,
       );
     }
-    return secretsmanager.Secret.fromSecretCompleteArn(this, 'ImportedSigningKey', secretArn);
+    return secretsmanager.Secret.fromSecretCompleteArn(this, id, secretArn);
   }
 
   private addOutputs(): void {
     const { receiver } = this;
-    new CfnOutput(this, 'WebhookUrl', {
-      value: receiver.url,
-      description: 'Register this URL with the booking service',
-    });
     new CfnOutput(this, 'QueueUrl', {
       value: receiver.queue.queueUrl,
       description: 'Queue of verified webhooks',
@@ -85,9 +125,30 @@ export class ReceiverStack extends Stack {
         description: "The example consumer's idempotency records (one per processed booking)",
       });
     }
-    new CfnOutput(this, 'SecretArn', {
-      value: receiver.secret.secretArn,
-      description: 'Put the signing key issued by the booking service into this secret',
+    // With endpoints there is no single URL or secret: an output of the /webhook prefix would be
+    // a URL to register that answers every call with 404.
+    if (receiver.secret !== undefined) {
+      this.addEndpointOutputs('', receiver.url, receiver.secret);
+    }
+    for (const { name, url, secret } of receiver.endpoints) {
+      this.addEndpointOutputs(endpointIdSuffix(name), url, secret, ` of endpoint ${name}`);
+    }
+  }
+
+  /** `WebhookUrl<suffix>` and `SecretArn<suffix>`. */
+  private addEndpointOutputs(
+    suffix: string,
+    url: string,
+    secret: secretsmanager.ISecret,
+    ofEndpoint = '',
+  ): void {
+    new CfnOutput(this, `WebhookUrl${suffix}`, {
+      value: url,
+      description: `Register this URL${ofEndpoint} with the booking service`,
+    });
+    new CfnOutput(this, `SecretArn${suffix}`, {
+      value: secret.secretArn,
+      description: `Put the signing key${ofEndpoint} issued by the booking service into this secret`,
     });
   }
 }

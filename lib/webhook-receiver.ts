@@ -7,20 +7,22 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
 import { createConsumerFunction } from './consumer-function.js';
+import { endpointIdSuffix, type ServedWebhookEndpoint, type WebhookEndpoint } from './endpoints.js';
 import { IdempotencyTable } from './idempotency-table.js';
 import { INGRESS_FACTORIES } from './ingress/index.js';
-import { acknowledgeNagFindings } from './nag.js';
 import { createQueues } from './queues.js';
 import { createReceiverFunction } from './receiver-function.js';
 import { type IngressKind, resolveSettings } from './receiver-settings.js';
+import { createPlaceholderSecret } from './signing-key.js';
 
 export type { WebhookReceiverAlarms } from './alarms.js';
+export type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
 export { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from './lambda-function.js';
 export { RECEIVER_MEMORY_MB } from './receiver-function.js';
 export {
@@ -59,6 +61,7 @@ export interface WebhookReceiverProps {
    * characters), so the receiver's role can be scoped to that exact ARN. A secret encrypted with a
    * customer managed KMS key must be imported with `fromSecretAttributes({ encryptionKey })`, so
    * that `grantRead` also grants `kms:Decrypt`.
+   * Not with `endpoints`, where each endpoint has its own.
    * @default - a new secret holding a random 64-character placeholder, which matches no sender
    *   until the real key is put into it
    */
@@ -66,10 +69,20 @@ export interface WebhookReceiverProps {
 
   /**
    * When the secret's `SecretString` is a JSON object with several fields, the field holding the
-   * key (the receiver's `SECRET_JSON_FIELD`).
+   * key (the receiver's `SECRET_JSON_FIELD`). With `endpoints`, the field of every endpoint that
+   * names none of its own.
    * @default - none: a JSON object's only string field is the key
    */
   readonly secretJsonField?: string;
+
+  /**
+   * Several endpoints, one key each: endpoint `<name>` is served at `POST /webhook/<name>` on the
+   * same front door and function, verified only with its own key (an endpoint without `secret`
+   * gets a placeholder secret of its own), and the receiver's role may read exactly these
+   * secrets. The receiver gets them as `ENDPOINT_SECRET_IDS`. Not with `secret`.
+   * @default - one endpoint, `POST /webhook`, with the key of `secret`
+   */
+  readonly endpoints?: readonly WebhookEndpoint[];
 
   /**
    * A queue of yours to forward verified events to. Then no queue or dead-letter queue is
@@ -229,17 +242,24 @@ export interface WebhookReceiverProps {
 
 /**
  * Production receiver for the booking service's signed webhooks: a front door of your choice
- * (HTTP API, REST API or function URL, `POST /webhook`) invokes a Lambda that verifies the
+ * (HTTP API, REST API or function URL, `POST /webhook`, or `POST /webhook/<name>` per endpoint
+ * with a key of its own) invokes a Lambda that verifies the
  * `Service-Signature` with keys from Secrets Manager and forwards verified events to an encrypted
  * SQS queue with a dead-letter queue (or to your own queue), watched by CloudWatch alarms. The
  * cdk-nag findings this design accepts are acknowledged on its own resources, with reasons.
  */
 export class WebhookReceiver extends Construct {
-  /** The API (`http-api`: HTTP API, `rest-api`: REST API); `POST /webhook` is its only route. */
+  /**
+   * The API (`http-api`: HTTP API, `rest-api`: REST API); its only routes are `POST /webhook`, or
+   * `POST /webhook/<name>` per endpoint.
+   */
   public readonly api: apigatewayv2.HttpApi | apigateway.RestApi | undefined;
   /** The function URL, with `ingress: 'function-url'`. */
   public readonly functionUrl: lambda.FunctionUrl | undefined;
-  /** The full URL to register with the booking service. */
+  /**
+   * The full URL to register with the booking service; with `endpoints`, the prefix of their
+   * URLs, which serves no endpoint itself (register {@link WebhookReceiver.endpoints}' URLs).
+   */
   public readonly url: string;
   /** The receiver function (add environment variables here, e.g. `SECRET_CACHE_SECONDS`). */
   public readonly receiverFunction: nodejs.NodejsFunction;
@@ -247,8 +267,10 @@ export class WebhookReceiver extends Construct {
   public readonly queue: sqs.IQueue;
   /** Where messages land after the consumer failed on them 5 times; none with `existingQueue`. */
   public readonly deadLetterQueue: sqs.Queue | undefined;
-  /** The secret holding the signing key. */
-  public readonly secret: secretsmanager.ISecret;
+  /** The secret holding the signing key; none with `endpoints`, where each endpoint has its own. */
+  public readonly secret: secretsmanager.ISecret | undefined;
+  /** The named endpoints, with their URLs and secrets, in the order given; empty without `endpoints`. */
+  public readonly endpoints: readonly ServedWebhookEndpoint[];
   /** The example consumer, when {@link WebhookReceiverProps.consumer} is on. */
   public readonly consumer: nodejs.NodejsFunction | undefined;
   /**
@@ -267,17 +289,34 @@ export class WebhookReceiver extends Construct {
     super(scope, id);
     const settings = resolveSettings(this, props);
 
-    this.secret = props.secret ?? this.createPlaceholderSecret();
+    const endpointKeys = settings.endpoints.map(({ name, secret, secretJsonField }) => ({
+      name,
+      secret: secret ?? createPlaceholderSecret(this, `SigningKey${endpointIdSuffix(name)}`, name),
+      secretJsonField,
+    }));
+    this.secret =
+      settings.endpoints.length > 0
+        ? undefined
+        : (props.secret ?? createPlaceholderSecret(this, 'SigningKey'));
     const { queue, deadLetterQueue } = createQueues(this, settings);
     this.queue = queue;
     this.deadLetterQueue = deadLetterQueue;
-    this.receiverFunction = createReceiverFunction(this, settings, this.secret, this.queue);
+    this.receiverFunction = createReceiverFunction(
+      this,
+      settings,
+      this.secret === undefined ? { endpoints: endpointKeys } : { secret: this.secret },
+      this.queue,
+    );
 
     const ingress = INGRESS_FACTORIES[settings.ingress](this, settings, this.receiverFunction);
     this.api = ingress.api;
     this.functionUrl = ingress.functionUrl;
     this.accessLogGroup = ingress.accessLogGroup;
     this.url = ingress.url;
+    this.endpoints = endpointKeys.map((endpoint) => ({
+      ...endpoint,
+      url: `${ingress.url}/${endpoint.name}`,
+    }));
 
     const idempotency = settings.idempotency
       ? new IdempotencyTable(this, 'Idempotency', {
@@ -302,25 +341,5 @@ export class WebhookReceiver extends Construct {
       },
       [...settings.alarmActions, ...(this.alarmTopic ? [new SnsAction(this.alarmTopic)] : [])],
     );
-  }
-
-  private createPlaceholderSecret(): secretsmanager.ISecret {
-    // Random rather than a fixed text: a placeholder anyone can read in this repository would be a
-    // key anyone can sign with. CloudFormation only writes the value on creation (or when these
-    // options change), so a key put in later with put-secret-value survives redeploys.
-    const secret = new secretsmanager.Secret(this, 'SigningKey', {
-      description:
-        'Webhook signing key issued by the booking service (replace the random placeholder with put-secret-value)',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-    });
-    acknowledgeNagFindings(secret, {
-      pack: 'AwsSolutions',
-      rule: 'AwsSolutions-SMG4',
-      reason:
-        'AwsSolutions-SMG4 (rotation): the signing key is issued by the booking service, so a rotation Lambda could not generate a valid one; rotate by staging the new key (the receiver accepts AWSPENDING, and AWSPREVIOUS during the grace period).',
-    });
-    // Secret declares secretFullArn as `string | undefined`, which exactOptionalPropertyTypes
-    // does not accept for ISecret's optional field; the object is an ISecret all the same.
-    return secret as secretsmanager.ISecret;
   }
 }

@@ -5,7 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
-import { type IngressFactory, WEBHOOK_PATH } from './ingress.js';
+import { type IngressFactory, WEBHOOK_PATH, webhookPaths } from './ingress.js';
 
 /** JSON access log line of the HTTP API: who called, what was answered, how long it took. */
 export const HTTP_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
@@ -24,8 +24,9 @@ export const HTTP_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
 );
 
 /**
- * An API Gateway HTTP API: route `POST /webhook` with payload format 2.0 into the receiver, one
- * `$default` stage throttled by the throttle props and logging access as JSON.
+ * An API Gateway HTTP API: route `POST /webhook` (or `POST /webhook/<name>` per named endpoint)
+ * with payload format 2.0 into the receiver, one `$default` stage throttled by the throttle props
+ * and logging access as JSON.
  */
 export const createHttpApi: IngressFactory = (scope, settings, receiverFunction) => {
   const accessLogGroup = createLogGroup(scope, 'AccessLogs', settings.logRetention);
@@ -44,19 +45,26 @@ export const createHttpApi: IngressFactory = (scope, settings, receiverFunction)
       format: HTTP_API_ACCESS_LOG_FORMAT,
     },
   });
-  const route = api.addRoutes({
-    path: `/${WEBHOOK_PATH}`,
-    methods: [apigatewayv2.HttpMethod.POST],
-    integration: new HttpLambdaIntegration('ReceiverIntegration', receiverFunction, {
-      payloadFormatVersion: apigatewayv2.PayloadFormatVersion.VERSION_2_0,
-    }),
+  // With named endpoints, one invoke permission for the whole API rather than one per route: each
+  // is a statement of the function's resource policy, which is limited to 20 KB.
+  const integration = new HttpLambdaIntegration('ReceiverIntegration', receiverFunction, {
+    payloadFormatVersion: apigatewayv2.PayloadFormatVersion.VERSION_2_0,
+    scopePermissionToRoute: settings.endpoints.length === 0,
   });
-  acknowledgeNagFindings(route[0] ?? api, {
-    pack: 'AwsSolutions',
-    rule: 'AwsSolutions-APIG4',
-    reason:
-      'AwsSolutions-APIG4 (authorization): the booking service cannot present IAM, JWT or Lambda-authorizer credentials, so the HMAC signature in its Service-Signature header, verified by the receiver function, is the authentication.',
-  });
+  for (const path of webhookPaths(settings)) {
+    for (const route of api.addRoutes({
+      path: `/${path}`,
+      methods: [apigatewayv2.HttpMethod.POST],
+      integration,
+    })) {
+      acknowledgeNagFindings(route, {
+        pack: 'AwsSolutions',
+        rule: 'AwsSolutions-APIG4',
+        reason:
+          'AwsSolutions-APIG4 (authorization): the booking service cannot present IAM, JWT or Lambda-authorizer credentials, so the HMAC signature in its Service-Signature header, verified by the receiver function, is the authentication.',
+      });
+    }
+  }
   return {
     url: `${api.apiEndpoint}/${WEBHOOK_PATH}`,
     serverErrors: api.metricServerError({

@@ -6,12 +6,25 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { ReceiverSettings } from '../receiver-settings.js';
 
-/** The route every front door exposes: senders POST to it. */
+/** The route every front door exposes: senders POST to it (or to `webhook/<name>` per endpoint). */
 export const WEBHOOK_PATH = 'webhook';
+
+/**
+ * The paths (without the leading `/`) the front door routes to the receiver: `webhook`, or
+ * `webhook/<name>` for each named endpoint.
+ */
+export function webhookPaths(settings: ReceiverSettings): string[] {
+  return settings.endpoints.length === 0
+    ? [WEBHOOK_PATH]
+    : settings.endpoints.map(({ name }) => `${WEBHOOK_PATH}/${name}`);
+}
 
 /** A front door in front of the receiver function, whatever its kind. */
 export interface Ingress {
-  /** The full URL to POST webhooks to. */
+  /**
+   * The full URL to POST webhooks to; with named endpoints, the prefix of their URLs (each is this
+   * URL, `/` and the endpoint's name).
+   */
   readonly url: string;
   /** Calls the front door answered 5xx (Sum): deliveries the sender must retry. */
   readonly serverErrors: cloudwatch.IMetric;

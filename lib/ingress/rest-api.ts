@@ -5,7 +5,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { apiGatewayAccount } from './api-gateway-account.js';
-import { type IngressFactory, WEBHOOK_PATH } from './ingress.js';
+import { type IngressFactory, WEBHOOK_PATH, webhookPaths } from './ingress.js';
 
 /** JSON access log line: who called, what was answered, and how long the receiver took. */
 export const REST_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
@@ -25,9 +25,9 @@ export const REST_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
 );
 
 /**
- * A regional REST API: `POST /webhook` proxied to the receiver, a throttled stage with JSON
- * access logs and error-only execution logs, X-Ray when tracing is on, and the web ACL of
- * `webAclArn` associated with the stage when given.
+ * A regional REST API: `POST /webhook` (or `POST /webhook/<name>` per named endpoint) proxied to
+ * the receiver, a throttled stage with JSON access logs and error-only execution logs, X-Ray when
+ * tracing is on, and the web ACL of `webAclArn` associated with the stage when given.
  */
 export const createRestApi: IngressFactory = (scope, settings, receiverFunction) => {
   const accessLogGroup = createLogGroup(scope, 'AccessLogs', settings.logRetention);
@@ -54,9 +54,15 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
     // Execution logs need the account's logging role in place before the stage turns them on.
     api.deploymentStage.node.addDependency(apiGatewayAccount(scope));
   }
-  api.root
-    .addResource(WEBHOOK_PATH)
-    .addMethod('POST', new apigateway.LambdaIntegration(receiverFunction, { proxy: true }));
+  // With named endpoints, one invoke permission for the whole API rather than two per method:
+  // each is a statement of the function's resource policy, which is limited to 20 KB.
+  const integration = new apigateway.LambdaIntegration(receiverFunction, {
+    proxy: true,
+    scopePermissionToMethod: settings.endpoints.length === 0,
+  });
+  for (const path of webhookPaths(settings)) {
+    api.root.resourceForPath(path).addMethod('POST', integration);
+  }
   // RestApi always adds an output with the stage's base URL; registering that URL instead of
   // the /webhook one would send every delivery to a 403.
   api.node.tryRemoveChild('Endpoint');

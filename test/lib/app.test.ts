@@ -207,6 +207,8 @@ describe('Function: buildApp', () => {
       ['webAclArn', 'arn:aws:s3:::bucket', /webAclArn/],
       ['throttleRateLimit', '0', /throttleRateLimit/],
       ['secretArn', 'booking-key', /secretArn/],
+      ['endpoints', 'EU,us', /endpoint name "EU" is not 1 to 32 characters/],
+      ['secretArn.eu', SECRET_ARN, /context secretArn\.eu names no endpoint/],
     ])('refuses context %s=%s with an error naming the key', (key, value, message) => {
       expect(() =>
         buildApp(appProps({ ...SKIP_BUNDLING, ingress: 'rest-api', [key]: value })),

@@ -85,6 +85,48 @@ describe('Function: readReceiverContext', () => {
     });
   });
 
+  it('reads endpoints and the secretArn.<name> of each', () => {
+    // Act
+    const result = read({
+      endpoints: 'eu, us-west',
+      'secretArn.eu': SECRET_ARN,
+      'secretArn.us-west': '',
+    });
+
+    // Assess
+    expect(result.props.endpoints).toEqual([
+      { name: 'eu', secretArn: SECRET_ARN },
+      { name: 'us-west' },
+    ]);
+  });
+
+  it('reads endpoints as the JSON array cdk.json holds', () => {
+    expect(read({ endpoints: ['eu', 'us'] }).props.endpoints).toEqual([
+      { name: 'eu' },
+      { name: 'us' },
+    ]);
+  });
+
+  it.each([
+    [
+      { 'secretArn.eu': SECRET_ARN },
+      /context secretArn\.eu names no endpoint of context endpoints \(not set\)/,
+    ],
+    [
+      { endpoints: 'eu,us', 'secretArn.uk': SECRET_ARN },
+      /context secretArn\.uk names no endpoint of context endpoints \(eu,us\)/,
+    ],
+    [{ endpoints: 'eu', 'secretArn.eu': 42 }, /context secretArn\.eu must be text/],
+    [{ endpoints: { eu: SECRET_ARN } }, /context endpoints must be a comma-separated list/],
+  ])('rejects endpoint keys %j, naming the key', (context, message) => {
+    // Act
+    const act = () => read(context);
+
+    // Assess
+    expect(act).toThrow(InvalidContextError);
+    expect(act).toThrow(message);
+  });
+
   it('treats an empty text as not set, so cdk.json can list a key without a value', () => {
     // Act
     const result = read({ secretArn: '', alarmEmail: '', stackName: '' });

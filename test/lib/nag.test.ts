@@ -25,7 +25,8 @@ interface ValidationReport {
 
 /**
  * Every combination the issues name (ingress x existingQueue x consumer x fifo, and idempotency
- * where there is a consumer), plus tracing and the alarm e-mail per ingress.
+ * where there is a consumer), plus tracing and the alarm e-mail per ingress, and named endpoints
+ * (one with a placeholder secret) per ingress.
  */
 const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
   ...[false, true].flatMap((existingQueue) =>
@@ -48,6 +49,14 @@ const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
     fifo: false,
     tracing: true,
     alarmEmail: 'ops@example.com',
+  },
+  {
+    ingress,
+    existingQueue: false,
+    consumer: true,
+    fifo: false,
+    tracing: false,
+    endpoints: [{ name: 'eu' }, { name: 'us-west' }],
   },
 ]);
 
@@ -89,10 +98,10 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
       'AwsSolutions',
       'Serverless',
     ]);
-    expect(COMBINATIONS).toHaveLength(39);
+    expect(COMBINATIONS).toHaveLength(42);
   });
 
-  it('reports no finding for any ingress, with or without existingQueue, consumer, idempotency or fifo', () => {
+  it('reports no finding for any ingress, with or without existingQueue, consumer, idempotency, fifo or endpoints', () => {
     // Act
     const findings = report.pluginReports.flatMap((plugin) =>
       plugin.violations.flatMap((violation) =>

@@ -10,8 +10,13 @@ const SECRET_ARN =
 describe('Class: ReceiverStack', () => {
   let created: ReceiverStack;
   let imported: ReceiverStack;
+  let endpoints: ReceiverStack;
 
   beforeAll(() => {
+    endpoints = new ReceiverStack(templateTestApp(), 'Endpoints', {
+      ingress: 'function-url',
+      endpoints: [{ name: 'eu', secretArn: SECRET_ARN }, { name: 'eu-west' }],
+    });
     created = new ReceiverStack(templateTestApp(), 'Created', { ingress: 'rest-api' });
     imported = new ReceiverStack(templateTestApp(), 'Imported', {
       secretArn: SECRET_ARN,
@@ -100,6 +105,56 @@ describe('Class: ReceiverStack', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     expect(template.findOutputs('SecretArn').SecretArn?.Value).toBe(SECRET_ARN);
     template.allResourcesProperties('AWS::SQS::Queue', { FifoQueue: true });
+  });
+
+  it('outputs WebhookUrl<Name> and SecretArn<Name> per endpoint, and no single URL or secret', () => {
+    // Prepare
+    const [eu, euWest] = endpoints.receiver.endpoints;
+
+    // Act
+    const outputs = Template.fromStack(endpoints).findOutputs('*');
+
+    // Assess
+    expect(Object.keys(outputs).sort()).toEqual([
+      'DeadLetterQueueUrl',
+      'IdempotencyTableName',
+      'QueueArn',
+      'QueueUrl',
+      'SecretArnEu',
+      'SecretArnEuWest',
+      'WebhookUrlEu',
+      'WebhookUrlEuWest',
+    ]);
+    expect(outputs.WebhookUrlEu?.Value['Fn::Join'][1].at(-1)).toBe('webhook/eu');
+    expect(outputs.WebhookUrlEuWest?.Value['Fn::Join'][1].at(-1)).toBe('webhook/eu-west');
+    expect(outputs.WebhookUrlEuWest?.Description).toBe(
+      'Register this URL of endpoint eu-west with the booking service',
+    );
+    expect(outputs.SecretArnEu?.Value).toBe(SECRET_ARN);
+    expect(eu?.secret.secretArn).toBe(SECRET_ARN);
+    expect(outputs.SecretArnEuWest?.Value).toEqual({
+      Ref: endpoints.getLogicalId(euWest?.secret.node.defaultChild as CfnElement),
+    });
+  });
+
+  it.each([
+    [
+      'secretArn together with endpoints',
+      { secretArn: SECRET_ARN, endpoints: [{ name: 'eu' }] },
+      /secretArn cannot be used with endpoints.*secretArn\.<name>/,
+    ],
+    [
+      "an endpoint's secretArn that is not a complete ARN, naming its context key",
+      { endpoints: [{ name: 'us', secretArn: 'webhook/us' }] },
+      /secretArn\.us "webhook\/us" is not a complete Secrets Manager secret ARN/,
+    ],
+  ] as const)('rejects %s', (_name, props, message) => {
+    // Act
+    const build = () => new ReceiverStack(templateTestApp(), 'Invalid', props);
+
+    // Assess
+    expect(build).toThrow(InvalidReceiverStackPropsError);
+    expect(build).toThrow(message);
   });
 
   it.each([

@@ -299,7 +299,7 @@ describe('Class: WebhookReceiver', () => {
 
     it('creates no secret when one is given', () => {
       fifo.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
-      expect(fifo.receiver.secret.secretArn).toBe(IMPORTED_SECRET_ARN);
+      expect(fifo.receiver.secret?.secretArn).toBe(IMPORTED_SECRET_ARN);
     });
   });
 
@@ -783,6 +783,35 @@ describe('Class: WebhookReceiver', () => {
         'a message age below a minute',
         { messageAgeAlarmThreshold: Duration.seconds(30) },
         /messageAgeAlarmThreshold/,
+      ],
+      ['an empty endpoint name', { endpoints: [{ name: '' }] }, /endpoint name "" is not 1 to 32/],
+      ['an endpoint name in upper case', { endpoints: [{ name: 'EU' }] }, /endpoint name "EU"/],
+      [
+        'an endpoint name with an underscore',
+        { endpoints: [{ name: 'eu_west' }] },
+        /endpoint name "eu_west"/,
+      ],
+      ['an endpoint name with a slash', { endpoints: [{ name: 'eu/1' }] }, /endpoint name "eu\/1"/],
+      [
+        'an endpoint name of 33 characters',
+        { endpoints: [{ name: 'e'.repeat(33) }] },
+        /"e{33}" is not 1 to 32/,
+      ],
+      [
+        'an endpoint name given twice',
+        { endpoints: [{ name: 'eu' }, { name: 'us' }, { name: 'eu' }] },
+        /endpoint name "eu" is given twice/,
+      ],
+      [
+        'two endpoint names alike in PascalCase',
+        { endpoints: [{ name: 'a-1' }, { name: 'a1' }] },
+        /endpoint names "a-1" and "a1" are both A1/,
+      ],
+      ['an empty endpoints list', { endpoints: [] }, /endpoints must name at least one endpoint/],
+      [
+        "an empty endpoint's secretJsonField",
+        { endpoints: [{ name: 'eu', secretJsonField: ' ' }] },
+        /secretJsonField of endpoint "eu" must not be empty/,
       ],
     ];
 
