@@ -20,6 +20,7 @@ import {
 import {
   createObservability,
   type Observability,
+  publishMetrics,
   recordKeyLoadFailure,
   recordOutcome,
   recordSkippedKeyVersion,
@@ -58,7 +59,8 @@ export const CLIENT_SETTINGS = {
 
 /**
  * Builds the receiver handler: API Gateway event -> request -> `receive` -> response, with one
- * log line and the metrics of each call published before returning.
+ * log line per call; metrics of a rejection or failure are published before returning, counts of
+ * accepted calls at most a minute later (see `publishMetrics`).
  *
  * @param config - validated configuration (see `loadConfig`)
  * @param dependencies - clients, observability and clock to use instead of the defaults
@@ -93,10 +95,12 @@ export function createHandler(
         now: () => Math.floor(now() / 1000),
       };
       const outcome = await receive(parsed.request, config, ports);
-      recordOutcome(observability, outcome, apiRequestId(event as ApiGatewayEvent));
+      recordOutcome(observability, outcome, {
+        apiRequestId: apiRequestId(event as ApiGatewayEvent),
+      });
       return responseFromOutcome(outcome);
     } finally {
-      observability.metrics.publishStoredMetrics();
+      publishMetrics(observability, now());
     }
   };
 }

@@ -28,7 +28,7 @@ function signedRequest(
     headers: {
       'service-signature': signPayload(body, options.key ?? TEST_KEY, options.timestamp ?? NOW),
     },
-    body: typeof body === 'string' ? Buffer.from(body) : body,
+    body,
   };
 }
 
@@ -114,6 +114,7 @@ describe('Function: receive', () => {
           timestampAgeSeconds: 42,
           keyStage: 'AWSPENDING',
           signedForm: 'slashes_unescaped',
+          dedupKey: sink.messages[0]?.deduplicationId,
         },
       });
       expect(sink.messages[0]?.body).toBe(sent);
@@ -236,6 +237,29 @@ describe('Function: receive', () => {
       expect(outcome).toMatchObject({ status: 413, reason: 'payload_too_large' });
       expect(sink.messages).toEqual([]);
     });
+
+    it.each([
+      ['text', (body: string): string | Uint8Array => body],
+      ['bytes', (body: string): string | Uint8Array => Buffer.from(body)],
+    ])(
+      'counts MAX_BODY_BYTES in UTF-8 bytes, not characters, for a body given as %s',
+      async (_, form) => {
+        // Prepare: 'Zoë' and '€' take more bytes than characters.
+        const body = JSON.stringify({ event: 'event_booked', data: { name: 'Zoë', cost: '€12' } });
+        const bytes = Buffer.byteLength(body);
+        const { run: runAtLimit } = setup({ ...POLICY, maxBodyBytes: bytes });
+        const { run: runBelowLimit } = setup({ ...POLICY, maxBodyBytes: bytes - 1 });
+        const request = { ...signedRequest(body), body: form(body) };
+
+        // Act
+        const atLimit = await runAtLimit(request);
+        const belowLimit = await runBelowLimit(request);
+
+        // Assess
+        expect(atLimit).toMatchObject({ kind: 'queued', status: 200 });
+        expect(belowLimit).toMatchObject({ status: 413, reason: 'payload_too_large' });
+      },
+    );
   });
 
   describe('rejected by the signature check', () => {
