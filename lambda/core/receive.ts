@@ -185,15 +185,7 @@ export async function receive(
   }
 
   const now = ports.now();
-  const verifyWith = (candidates: AcceptedKeys): VerifyResult =>
-    verifySignature({
-      header: request.headers['service-signature'],
-      body,
-      keys: candidates.keys,
-      now,
-      toleranceSeconds: policy.toleranceSeconds,
-    });
-  let result = verifyWith(keys);
+  let result = verifyWith(request, keys, now, policy);
   let keysRefreshed = false;
   if (!result.ok && result.reason === 'signature_mismatch' && body !== undefined) {
     const refresh = await ports.keys.refreshAfterMismatch();
@@ -205,7 +197,7 @@ export async function receive(
     if (refresh.kind === 'refreshed') {
       keys = refresh.keys;
       keysRefreshed = true;
-      result = verifyWith(keys);
+      result = verifyWith(request, keys, now, policy);
     }
   }
 
@@ -251,6 +243,21 @@ export async function receive(
  */
 export function rejected(reason: RejectReason, details: ReceiveDetails = {}): ReceiveOutcome {
   return { kind: 'rejected', status: REJECT_STATUS[reason], reason, details };
+}
+
+function verifyWith(
+  request: ReceiveRequest,
+  keys: AcceptedKeys,
+  now: number,
+  policy: ReceivePolicy,
+): VerifyResult {
+  return verifySignature({
+    header: request.headers['service-signature'],
+    body: request.body,
+    keys: keys.keys,
+    now,
+    toleranceSeconds: policy.toleranceSeconds,
+  });
 }
 
 /** Whether the body's UTF-8 bytes number more than `limit`. */

@@ -49,22 +49,28 @@ export function requestFromEvent(event: unknown): RequestFromEventResult {
   }
   const proxy = event as ApiGatewayEvent;
   const headers: Record<string, string | string[]> = {};
-  const addCopy = (name: string, value: string | undefined): void => {
-    if (value === undefined) return;
-    const lower = name.toLowerCase();
-    const before = headers[lower];
-    headers[lower] = before === undefined ? value : [...[before].flat(), value];
-  };
   const multiValueHeaders = 'multiValueHeaders' in proxy ? proxy.multiValueHeaders : undefined;
   if (multiValueHeaders) {
     for (const [name, values] of Object.entries(multiValueHeaders)) {
-      for (const value of values ?? []) addCopy(name, value);
+      for (const value of values ?? []) addCopy(headers, name, value);
     }
   } else {
-    for (const [name, value] of Object.entries(proxy.headers ?? {})) addCopy(name, value);
+    for (const [name, value] of Object.entries(proxy.headers ?? {})) addCopy(headers, name, value);
   }
   const body = requestBody(proxy.body ?? '', proxy.isBase64Encoded === true);
   return { ok: true, request: { method: method.toUpperCase(), headers, body } };
+}
+
+/** Adds one copy of a header under its lower-case name; a repeated header keeps every copy. */
+function addCopy(
+  headers: Record<string, string | string[]>,
+  name: string,
+  value: string | undefined,
+): void {
+  if (value === undefined) return;
+  const lower = name.toLowerCase();
+  const before = headers[lower];
+  headers[lower] = before === undefined ? value : [...[before].flat(), value];
 }
 
 /** The HTTP method of a v1 or v2 proxy event, or `undefined` for any other event. */

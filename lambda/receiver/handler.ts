@@ -1,7 +1,16 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
-import { type ReceivePorts, receive, rejected } from '../core/receive.js';
+import type { AcceptedKeys } from '../core/key-set.js';
+import {
+  type KeyRefresh,
+  type KeySource,
+  type MessageSink,
+  type ReceivePorts,
+  receive,
+  rejected,
+  type SinkMessage,
+} from '../core/receive.js';
 import {
   type ApiGatewayEvent,
   type ApiGatewayResponse,
@@ -10,7 +19,7 @@ import {
   responseFromOutcome,
 } from './api-gateway.js';
 import type { ReceiverConfig } from './config.js';
-import { queueSink } from './forward-to-queue.js';
+import { type QueueSink, queueSink } from './forward-to-queue.js';
 import {
   CachedKeyRing,
   type DeadlineKeySource,
@@ -86,14 +95,7 @@ export function createHandler(
       // Every dependency call of this invocation gives up in time to answer 503 before the
       // function times out.
       const deadlineAt = now() + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
-      const ports: ReceivePorts = {
-        keys: {
-          current: () => keys.current(deadlineAt),
-          refreshAfterMismatch: () => keys.refreshAfterMismatch(deadlineAt),
-        },
-        sink: { send: (message) => sink.send(message, deadlineAt) },
-        now: () => Math.floor(now() / 1000),
-      };
+      const ports = new InvocationPorts(keys, sink, now, deadlineAt);
       const outcome = await receive(parsed.request, config, ports);
       recordOutcome(observability, outcome, {
         apiRequestId: apiRequestId(event as ApiGatewayEvent),
@@ -103,6 +105,38 @@ export function createHandler(
       publishMetrics(observability, now());
     }
   };
+}
+
+/**
+ * The ports of one invocation: every key load and send gives up at `deadlineAt`. A class rather
+ * than an object of arrow functions, so a call allocates one object, not five.
+ */
+class InvocationPorts implements ReceivePorts, KeySource, MessageSink {
+  readonly keys = this;
+  readonly sink = this;
+
+  constructor(
+    private readonly keyRing: DeadlineKeySource,
+    private readonly queue: QueueSink,
+    private readonly clockMs: () => number,
+    private readonly deadlineAt: number,
+  ) {}
+
+  current(): Promise<AcceptedKeys> {
+    return this.keyRing.current(this.deadlineAt);
+  }
+
+  refreshAfterMismatch(): Promise<KeyRefresh> {
+    return this.keyRing.refreshAfterMismatch(this.deadlineAt);
+  }
+
+  send(message: SinkMessage): Promise<void> {
+    return this.queue.send(message, this.deadlineAt);
+  }
+
+  now(): number {
+    return Math.floor(this.clockMs() / 1000);
+  }
 }
 
 /**
