@@ -355,8 +355,8 @@ export async function measureHandlerCpu(): Promise<HandlerCpu[]> {
   try {
     const handler = createHandler(config);
     const results: HandlerCpu[] = [];
-    for (const { name, text, pretty } of BENCH_BODIES) {
-      if (pretty) continue;
+    for (const { name, text, pretty, bytes } of BENCH_BODIES) {
+      if (pretty || bytes) continue;
       const timestamp = Math.floor(Date.now() / 1000);
       const call = invocation(handler, signedEvent(text, KEY, timestamp), 200);
       const floor = bareHmac(text, timestamp);
