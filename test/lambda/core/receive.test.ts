@@ -521,17 +521,41 @@ describe('Function: receive', () => {
       expect(sink.messages).toEqual([]);
     });
 
-    it('answers 400 unsupported_characters when the body holds a character SQS refuses', async () => {
+    it.each([
+      ['U+FFFF', 'non-character \uFFFF here'],
+      ['U+FFFE', 'non-character \uFFFE here'],
+      ['a lone high surrogate', 'half an emoji \uD83D here'],
+      ['a lone low surrogate', 'half an emoji \uDE00 here'],
+    ])(
+      'answers 400 unsupported_characters when the text body holds %s, which SQS refuses',
+      async (_, note) => {
+        // Prepare
+        const { sink, run } = setup();
+        const body = JSON.stringify(bookingPayload({ note })).replace(
+          /\\u([0-9a-f]{4})/gi,
+          (_e, hex) => String.fromCharCode(Number.parseInt(hex, 16)),
+        );
+
+        // Act
+        const outcome = await run(signedRequest(body));
+
+        // Assess
+        expect(outcome).toMatchObject({ status: 400, reason: 'unsupported_characters' });
+        expect(sink.messages).toEqual([]);
+      },
+    );
+
+    it('queues a text body with emoji (surrogate pairs) unchanged', async () => {
       // Prepare
       const { sink, run } = setup();
-      const body = JSON.stringify(bookingPayload({ note: 'non-character \uFFFF here' }));
+      const body = JSON.stringify(bookingPayload({ note: 'see you there 😀🎨' }));
 
       // Act
       const outcome = await run(signedRequest(body));
 
       // Assess
-      expect(outcome).toMatchObject({ status: 400, reason: 'unsupported_characters' });
-      expect(sink.messages).toEqual([]);
+      expect(outcome).toMatchObject({ kind: 'queued', status: 200 });
+      expect(sink.messages[0]?.body).toBe(body);
     });
   });
 

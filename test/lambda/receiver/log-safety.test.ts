@@ -119,7 +119,7 @@ describe('Function: handler (log safety)', () => {
     ]);
   });
 
-  describe('never writes the key, the name, the e-mail, the body or a digest', () => {
+  describe('never writes the key, the name, the e-mail, the body or a signature digest', () => {
     /** Everything that must never appear in output. */
     const SECRETS = [KEY, BOOKER.name, BOOKER.email, PRETTY_BOOKING, JSON.stringify(BOOKER)];
 
