@@ -82,7 +82,7 @@ interface Bundle {
   readonly mapBytes: number;
 }
 
-async function bundle(
+export async function bundle(
   label: string,
   entry: Pick<BuildOptions, 'entryPoints' | 'stdin'>,
   outdir: string,
@@ -98,7 +98,7 @@ async function bundle(
  * Environment of a fresh process that loads a bundle: what the receiver needs at cold start in
  * AWS (SECRET_ID, so both SDK clients are built as in production) and nothing inherited.
  */
-const LOAD_ENV = {
+export const LOAD_ENV = {
   SECRET_ID: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:webhook-signing-key-AbCdEf',
   QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-events',
   AWS_REGION: 'us-east-1',

@@ -12,13 +12,20 @@ import { startLocalQueues } from '../local/local-queues.js';
 import { sqsClientFor } from '../local/sqs-client.js';
 import { percentile } from './percentile.js';
 import type { BenchSection, BenchTable } from './section.js';
+import { BENCH_BODIES, bareHmac } from './verify.js';
 
-/** Latency of one kind of request, in milliseconds of wall time. */
+/** Latency of one kind of request, in milliseconds of wall time, and what it wrote. */
 export interface Latency {
   readonly medianMs: number;
   readonly p99Ms: number;
-  /** Bytes of log lines and EMF metrics the request wrote to stdout (CloudWatch Logs volume). */
+  /** Bytes of log lines and EMF metrics the request wrote to stdout and stderr, line feeds included. */
   readonly outputBytes: number;
+  /** Lines written per request: each is one CloudWatch Logs event. */
+  readonly outputLines: number;
+  /** Of those, EMF blobs per request (accepted calls share one a minute per environment). */
+  readonly emfLines: number;
+  /** Size of one EMF blob of this kind of request, in bytes, when any was written. */
+  readonly emfBlobBytes: number;
 }
 
 /** What {@link measureHandler} found; the cost section reuses it. */
@@ -80,23 +87,33 @@ async function runMeasurement(): Promise<HandlerMeasurement> {
       unauthorized: [] as number[],
       sendMessage: [] as number[],
     };
-    const bytes = { queued: 0, unauthorized: 0, sendMessage: 0 };
+    const written = {
+      queued: noOutput(),
+      unauthorized: noOutput(),
+      sendMessage: noOutput(),
+    };
+    const emf = { queued: noOutput(), unauthorized: noOutput(), sendMessage: noOutput() };
     for (let index = 0; index < WARM_UP + SAMPLES; index++) {
       for (const kind of ['queued', 'unauthorized', 'sendMessage'] as const) {
         const call = prepare[kind](index);
-        const bytesBefore = output.bytes();
+        const before = output.counts();
         const start = performance.now();
         await call();
         const elapsed = performance.now() - start;
+        // EMF blobs of accepted calls come once a minute: sized over every call, warm-up included.
+        addDifference(emf[kind], before, output.counts());
         if (index < WARM_UP) continue;
         samples[kind].push(elapsed);
-        bytes[kind] += output.bytes() - bytesBefore;
+        addDifference(written[kind], before, output.counts());
       }
     }
     const latency = (kind: keyof typeof samples): Latency => ({
       medianMs: percentile(samples[kind], 0.5),
       p99Ms: percentile(samples[kind], 0.99),
-      outputBytes: bytes[kind] / SAMPLES,
+      outputBytes: written[kind].bytes / SAMPLES,
+      outputLines: written[kind].lines / SAMPLES,
+      emfLines: written[kind].emfLines / SAMPLES,
+      emfBlobBytes: emf[kind].emfLines === 0 ? 0 : emf[kind].emfBytes / emf[kind].emfLines,
     });
     return {
       queued: latency('queued'),
@@ -112,9 +129,13 @@ async function runMeasurement(): Promise<HandlerMeasurement> {
   }
 }
 
-/** A REST API event as API Gateway builds it, signed now. */
-function signedEvent(body: string, key: string): APIGatewayProxyEvent {
-  const signature = signPayload(body, key, Math.floor(Date.now() / 1000));
+/** A REST API event as API Gateway builds it, signed at `timestamp` (default now). */
+export function signedEvent(
+  body: string,
+  key: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): APIGatewayProxyEvent {
+  const signature = signPayload(body, key, timestamp);
   return toApiGatewayEvent(
     {
       method: 'POST',
@@ -148,15 +169,42 @@ function invocation(
   };
 }
 
+/** What was written: bytes (line feeds included), lines, and the EMF blobs among them. */
+interface OutputCounts {
+  bytes: number;
+  lines: number;
+  emfLines: number;
+  emfBytes: number;
+}
+
+function noOutput(): OutputCounts {
+  return { bytes: 0, lines: 0, emfLines: 0, emfBytes: 0 };
+}
+
+function addDifference(total: OutputCounts, before: OutputCounts, after: OutputCounts): void {
+  total.bytes += after.bytes - before.bytes;
+  total.lines += after.lines - before.lines;
+  total.emfLines += after.emfLines - before.emfLines;
+  total.emfBytes += after.emfBytes - before.emfBytes;
+}
+
 /**
- * Counts and drops what is written to stdout and stderr: Powertools writes one log line (warnings
- * and errors to stderr) and one EMF blob per call, which Lambda ships to CloudWatch Logs.
- * Serializing them stays in the measurement.
+ * Counts and drops what is written to stdout and stderr: the receiver's log line per call and
+ * its EMF blobs, which Lambda ships to CloudWatch Logs, one event per line. Serializing them
+ * stays in the measurement.
  */
-function swallowOutput(): { bytes(): number; restore(): void } {
-  let count = 0;
+function swallowOutput(): { counts(): OutputCounts; restore(): void } {
+  const counts = noOutput();
   const swallow = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    count += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    const bytes = Buffer.byteLength(text);
+    const lines = text.split('\n').length - 1;
+    counts.bytes += bytes;
+    counts.lines += lines;
+    if (text.includes('"_aws"')) {
+      counts.emfLines += lines;
+      counts.emfBytes += bytes;
+    }
     const callback = rest.find((argument) => typeof argument === 'function');
     if (typeof callback === 'function') callback();
     return true;
@@ -165,7 +213,7 @@ function swallowOutput(): { bytes(): number; restore(): void } {
   const writes = streams.map((stream) => stream.write);
   for (const stream of streams) stream.write = swallow;
   return {
-    bytes: () => count,
+    counts: () => ({ ...counts }),
     restore: () => {
       streams.forEach((stream, index) => {
         stream.write = writes[index] ?? stream.write;
@@ -175,32 +223,185 @@ function swallowOutput(): { bytes(): number; restore(): void } {
 }
 
 const ms = (value: number): string => value.toFixed(2);
+const us = (nanoseconds: number): string => (nanoseconds / 1000).toFixed(1);
 
-/** In-process latency of the receiver handler per request. */
+/** The handler's CPU time per verified call, as a ratio to the bare HMAC floor. */
 export const handlerSection: BenchSection = {
   name: 'handler',
   async run(): Promise<BenchTable> {
-    const result = await measureHandler();
-    const row = (name: string, latency: Latency): string[] => [
-      name,
-      ms(latency.medianMs),
-      ms(latency.p99Ms),
-      latency.outputBytes.toFixed(0),
-    ];
+    const rows = (await measureHandlerCpu()).map((result) => [
+      result.body,
+      String(result.bytes),
+      us(result.handlerNs),
+      us(result.floorNs),
+      result.ratio.toFixed(2),
+      result.bytes > 32_768 ? '3' : '5',
+    ]);
     return {
-      title: 'Receiver handler in process, one request at a time (embedded SQS on loopback)',
-      columns: ['request', 'median ms', 'p99 ms', 'log + EMF bytes'],
-      rows: [
-        row('valid signed event_booked -> 200 queued', result.queued),
-        row('signed with another key -> 401', result.unauthorized),
-        row('bare SendMessage, same client and body (floor)', result.sendMessage),
-      ],
+      title: 'Receiver handler CPU time per verified call, no I/O, vs bare HMAC-SHA-256',
+      columns: ['body', 'bytes', 'handler CPU µs', 'bare HMAC CPU µs', 'ratio', 'target'],
+      rows,
       notes: [
-        `${result.samples} requests of each kind after ${result.warmUp} warm-up ones, interleaved; wall time per call.`,
-        'createHandler with the real SQS client and a static key (WEBHOOK_SECRET); Powertools logs and metrics on; stdout and stderr counted and dropped.',
-        'The embedded queue (local-aws-sqs) runs in the same process: its work is inside the queued and SendMessage figures.',
-        "Valid minus floor is the handler's own cost (API Gateway event parsing, verification, logging, metrics).",
+        'The production handler (createHandler, static key, logs and metrics on, output counted and dropped) answering a signed REST API event whose event type is not in FORWARD_EVENTS: verified, payload read, logged, answered 200 ignored, nothing sent, so no I/O. Floor: one bare createHmac(sha256).update(`<t>.<squashed body>`).digest() over the same text.',
+        `CPU time (process.cpuUsage, user + system) of batches of about ${CPU_BATCH_NS / 1e6} ms, handler and floor interleaved, ${CPU_ROUNDS} rounds; ratio = median of the per-round ratios, so other processes on the machine count for neither.`,
+        'Run through tsx: esbuild keeps function names there (a __name call per function created), which the deployed bundle does not, so the deployed handler is a little cheaper than measured.',
       ],
     };
   },
 };
+
+// Lambda's own lines per invocation at its default system log level (INFO, text format), as AWS
+// documents them, with a 36-character request id, our memory size and two-digit durations.
+const PLATFORM_LINES = [
+  'START RequestId: 3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d Version: $LATEST',
+  'END RequestId: 3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+  'REPORT RequestId: 3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 88 MB\t',
+];
+
+/** CloudWatch Logs' metering overhead per log event, on top of its UTF-8 message. */
+export const CLOUDWATCH_EVENT_OVERHEAD_BYTES = 26;
+
+/**
+ * CloudWatch Logs bytes per call as billed: each line the function writes is one event of its
+ * UTF-8 bytes (line feed excluded) plus 26 bytes.
+ *
+ * @param latency - what one kind of request wrote
+ */
+export function cloudWatchBytesPerCall(latency: Latency): number {
+  return latency.outputBytes + latency.outputLines * (CLOUDWATCH_EVENT_OVERHEAD_BYTES - 1);
+}
+
+/** Lambda's START, END and REPORT lines per invocation, billed like the function's own lines. */
+export const PLATFORM_BYTES_PER_CALL = PLATFORM_LINES.reduce(
+  (sum, line) => sum + Buffer.byteLength(line) + CLOUDWATCH_EVENT_OVERHEAD_BYTES,
+  0,
+);
+
+/** Wall latency per request over the embedded queue, and the CloudWatch Logs bytes it costs. */
+export const logsSection: BenchSection = {
+  name: 'logs',
+  async run(): Promise<BenchTable> {
+    const result = await measureHandler();
+    const row = (name: string, latency: Latency, target: string): string[] => [
+      name,
+      ms(latency.medianMs),
+      ms(latency.p99Ms),
+      latency.outputLines.toFixed(3),
+      cloudWatchBytesPerCall(latency).toFixed(0),
+      (cloudWatchBytesPerCall(latency) + PLATFORM_BYTES_PER_CALL).toFixed(0),
+      target,
+    ];
+    const queuedBlob = result.queued.emfBlobBytes;
+    return {
+      title:
+        'Receiver handler per request over the embedded queue: latency and CloudWatch Logs bytes',
+      columns: [
+        'request',
+        'median ms',
+        'p99 ms',
+        'lines',
+        'CloudWatch bytes, function lines',
+        'with Lambda START/END/REPORT',
+        'target',
+      ],
+      rows: [
+        row('valid signed event_booked -> 200 queued', result.queued, '350'),
+        row('signed with another key -> 401', result.unauthorized, ''),
+        [
+          'bare SendMessage, same client and body (floor)',
+          ms(result.sendMessage.medianMs),
+          ms(result.sendMessage.p99Ms),
+          '',
+          '',
+          '',
+          '',
+        ],
+      ],
+      notes: [
+        `${result.samples} requests of each kind after ${result.warmUp} warm-up ones, interleaved; wall time per call. createHandler with the real SQS client against the embedded queue of npm start (local-aws-sqs, same process, so its work is inside the queued and SendMessage figures) and a static key; default log level (INFO).`,
+        `CloudWatch bytes as CloudWatch Logs meters them: every line written is one event, billed as its UTF-8 bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES} bytes. Function lines: the call's log line, and its EMF blob for a rejection; accepted calls add to counts published as one EMF blob (${queuedBlob.toFixed(0)} bytes here) at most once a minute per warm environment, shared by every call of that minute (${(queuedBlob + CLOUDWATCH_EVENT_OVERHEAD_BYTES).toFixed(0)} bytes more for a call alone in its minute).`,
+        `Lambda's own START, END and REPORT lines (${PLATFORM_BYTES_PER_CALL} bytes a call with the overhead, sized from AWS's documented format) are billed too at its default system log level, INFO; a system log level of WARN (JSON log format) drops them.`,
+        'Rejections are logged at WARN with an EMF blob each (counts, and WebhookRejected by reason), so alarms see them within the minute.',
+      ],
+    };
+  },
+};
+
+/** CPU time of the handler per verified call against the floor, for one body. */
+export interface HandlerCpu {
+  readonly body: string;
+  readonly bytes: number;
+  readonly handlerNs: number;
+  readonly floorNs: number;
+  /** Median over rounds of handler CPU time per call / floor CPU time per call. */
+  readonly ratio: number;
+}
+
+const CPU_ROUNDS = 41;
+const CPU_BATCH_NS = 4_000_000;
+
+/**
+ * The handler's CPU time per verified call with no I/O: the production handler (static key,
+ * Powertools logs and metrics on, output counted and dropped) answering a signed REST API event
+ * whose event type is not in FORWARD_EVENTS (200 ignored), so nothing waits on a socket. Set
+ * against the bare HMAC over the same signed text, in interleaved rounds of CPU time
+ * (`process.cpuUsage`), so other processes on the machine do not count.
+ */
+export async function measureHandlerCpu(): Promise<HandlerCpu[]> {
+  const config = loadConfig({
+    WEBHOOK_SECRET: KEY,
+    QUEUE_URL: 'http://127.0.0.1:9/000000000000/not-used',
+    FORWARD_EVENTS: 'event_not_sent',
+  });
+  const output = swallowOutput();
+  try {
+    const handler = createHandler(config);
+    const results: HandlerCpu[] = [];
+    for (const { name, text, pretty, bytes } of BENCH_BODIES) {
+      if (pretty || bytes) continue;
+      const timestamp = Math.floor(Date.now() / 1000);
+      const call = invocation(handler, signedEvent(text, KEY, timestamp), 200);
+      const floor = bareHmac(text, timestamp);
+      const handlerBatch = await calibrateAsync(call);
+      const floorBatch = await calibrateAsync(async () => {
+        floor();
+      });
+      const handlerSamples: number[] = [];
+      const floorSamples: number[] = [];
+      const ratios: number[] = [];
+      for (let round = 0; round < CPU_ROUNDS; round++) {
+        const floorNs = (await cpuNanoseconds(async () => floor(), floorBatch)) / floorBatch;
+        const handlerNs = (await cpuNanoseconds(call, handlerBatch)) / handlerBatch;
+        floorSamples.push(floorNs);
+        handlerSamples.push(handlerNs);
+        ratios.push(handlerNs / floorNs);
+      }
+      results.push({
+        body: name,
+        bytes: Buffer.byteLength(text),
+        handlerNs: percentile(handlerSamples, 0.5),
+        floorNs: percentile(floorSamples, 0.5),
+        ratio: percentile(ratios, 0.5),
+      });
+    }
+    return results;
+  } finally {
+    output.restore();
+  }
+}
+
+/** How many calls make a batch of about CPU_BATCH_NS of CPU time (after a warm-up). */
+async function calibrateAsync(call: () => Promise<unknown>): Promise<number> {
+  await cpuNanoseconds(call, 500);
+  let size = 1;
+  while ((await cpuNanoseconds(call, size)) < CPU_BATCH_NS / 4) size *= 2;
+  return Math.max(1, Math.round((size * CPU_BATCH_NS) / (await cpuNanoseconds(call, size))));
+}
+
+/** CPU time (user + system) of `size` calls, one after another, in nanoseconds. */
+async function cpuNanoseconds(call: () => Promise<unknown>, size: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let index = 0; index < size; index++) await call();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) * 1000;
+}

@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { coldStartSection } from './cold-start.js';
 import { costSection } from './cost.js';
-import { handlerSection } from './handler.js';
+import { footprintSection } from './footprint.js';
+import { handlerSection, logsSection } from './handler.js';
 import type { BenchSection, BenchTable } from './section.js';
 import { throughputSection } from './throughput.js';
 import { verifySection } from './verify.js';
@@ -11,7 +12,9 @@ import { verifySection } from './verify.js';
 const SECTIONS: readonly BenchSection[] = [
   verifySection,
   handlerSection,
+  logsSection,
   coldStartSection,
+  footprintSection,
   throughputSection,
   // After the handler section: it prices the latency measured there.
   costSection,

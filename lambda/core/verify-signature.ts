@@ -35,9 +35,10 @@ export interface VerifySignatureInput {
    */
   header: string | readonly string[] | undefined;
   /**
-   * The exact bytes as received; a `Uint8Array` is decoded as UTF-8. `undefined` when the bytes
-   * could not be recovered (bad base64 from the front door): the header is judged, and the
-   * signature cannot match.
+   * The body as it arrived: its text (what API Gateway and function URLs hand over; hashed as
+   * its UTF-8 bytes, without a round trip through a Buffer), or its exact bytes (a base64 body,
+   * decoded as UTF-8 once). `undefined` when the bytes could not be recovered (bad base64 from
+   * the front door): the header is judged, and the signature cannot match.
    */
   body: string | Uint8Array | undefined;
   /** Candidate keys in priority order (for example current, pending, previous). */

@@ -1,7 +1,16 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
-import { type ReceivePorts, receive, rejected } from '../core/receive.js';
+import type { AcceptedKeys } from '../core/key-set.js';
+import {
+  type KeyRefresh,
+  type KeySource,
+  type MessageSink,
+  type ReceivePorts,
+  receive,
+  rejected,
+  type SinkMessage,
+} from '../core/receive.js';
 import {
   type ApiGatewayEvent,
   type ApiGatewayResponse,
@@ -11,10 +20,12 @@ import {
 } from './api-gateway.js';
 import type { ReceiverConfig } from './config.js';
 import { endpointRouter, notFoundResponse, requestPath } from './endpoints.js';
-import { queueSink } from './forward-to-queue.js';
+import { type QueueSink, queueSink } from './forward-to-queue.js';
+import type { DeadlineKeySource } from './key-ring.js';
 import {
   createObservability,
   type Observability,
+  publishMetrics,
   recordOutcome,
   recordUnknownEndpoint,
   recordUnsupportedEvent,
@@ -53,7 +64,8 @@ export const CLIENT_SETTINGS = {
 /**
  * Builds the receiver handler: API Gateway event -> request -> endpoint and its keys
  * (`endpoints.ts`; 404 for a path naming no endpoint) -> `receive` -> response, with one log line
- * and the metrics of each call published before returning.
+ * per call; metrics of a rejection or failure are published before returning, counts of accepted
+ * calls at most a minute later (see `publishMetrics`).
  *
  * @param config - validated configuration (see `loadConfig`)
  * @param dependencies - clients, observability and clock to use instead of the defaults
@@ -90,25 +102,53 @@ export function createHandler(
         recordUnknownEndpoint(observability, requestPath(proxy), apiRequestId(proxy));
         return notFoundResponse();
       }
-      const { keys } = route;
       // Every dependency call of this invocation gives up in time to answer 503 before the
       // function times out.
       const deadlineAt = now() + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
-      const ports: ReceivePorts = {
-        keys: {
-          current: () => keys.current(deadlineAt),
-          refreshAfterMismatch: () => keys.refreshAfterMismatch(deadlineAt),
-        },
-        sink: { send: (message) => sink.send(message, deadlineAt) },
-        now: () => Math.floor(now() / 1000),
-      };
+      const ports = new InvocationPorts(route.keys, sink, now, deadlineAt);
       const outcome = await receive(route.request, config, ports);
-      recordOutcome(observability, outcome, apiRequestId(proxy), route.request.endpoint);
+      const { endpoint } = route.request;
+      recordOutcome(observability, outcome, {
+        apiRequestId: apiRequestId(proxy),
+        ...(endpoint === undefined ? {} : { endpoint }),
+      });
       return responseFromOutcome(outcome);
     } finally {
-      observability.metrics.publishStoredMetrics();
+      publishMetrics(observability, now());
     }
   };
+}
+
+/**
+ * The ports of one invocation: every key load and send gives up at `deadlineAt`. A class rather
+ * than an object of arrow functions, so a call allocates one object, not five.
+ */
+class InvocationPorts implements ReceivePorts, KeySource, MessageSink {
+  readonly keys = this;
+  readonly sink = this;
+
+  constructor(
+    private readonly keyRing: DeadlineKeySource,
+    private readonly queue: QueueSink,
+    private readonly clockMs: () => number,
+    private readonly deadlineAt: number,
+  ) {}
+
+  current(): Promise<AcceptedKeys> {
+    return this.keyRing.current(this.deadlineAt);
+  }
+
+  refreshAfterMismatch(): Promise<KeyRefresh> {
+    return this.keyRing.refreshAfterMismatch(this.deadlineAt);
+  }
+
+  send(message: SinkMessage): Promise<void> {
+    return this.queue.send(message, this.deadlineAt);
+  }
+
+  now(): number {
+    return Math.floor(this.clockMs() / 1000);
+  }
 }
 
 /**

@@ -1,14 +1,40 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { KeyLoadError } from '../core/errors.js';
 import type { SkippedVersion } from '../core/key-set.js';
 import type { ReceiveOutcome } from '../core/receive.js';
 import { METRIC_NAMES } from './metric-names.js';
 
+/**
+ * How long counts of accepted calls (queued or ignored) wait to be published, at most: they are
+ * summed per execution environment and published with the first call after this much time, or
+ * with any call that publishes metrics of its own (a rejection, a failure).
+ */
+export const ACCEPTED_COUNTS_INTERVAL_MS = 60_000;
+
 /** The receiver's logger and metrics. */
 export interface Observability {
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** What is waiting to be published (see {@link publishMetrics}). */
+  readonly pending: PendingMetrics;
+  /**
+   * The logger's level (a Powertools `LogLevelThreshold`), read once: it is set at cold start,
+   * and reading it costs an environment lookup per call.
+   */
+  readonly logLevel: number;
+}
+
+/** Metrics not yet published (see {@link publishMetrics}). */
+export interface PendingMetrics {
+  /** Calls counted since the last publication (all of them, then the accepted ones). */
+  received: number;
+  forwarded: number;
+  ignored: number;
+  /** Whether metrics of a rejection or failure are stored, to be published at once. */
+  stored: boolean;
+  /** Epoch milliseconds of the last publication; -Infinity before the first. */
+  publishedAt: number;
 }
 
 /**
@@ -21,77 +47,163 @@ export function createObservability(names: {
   readonly serviceName: string;
   readonly metricsNamespace: string;
 }): Observability {
+  const logger = new Logger({ serviceName: names.serviceName });
   return {
-    logger: new Logger({ serviceName: names.serviceName }),
+    logger,
     metrics: new Metrics({ serviceName: names.serviceName, namespace: names.metricsNamespace }),
+    pending: {
+      received: 0,
+      forwarded: 0,
+      ignored: 0,
+      stored: false,
+      publishedAt: Number.NEGATIVE_INFINITY,
+    },
+    logLevel: logger.level,
   };
+}
+
+/** What the handler knows about a call besides the decision, for its log line. */
+export interface CallContext {
+  /** API Gateway's (or the function URL's) id of the request. */
+  readonly apiRequestId: string | undefined;
+  /** Name of the endpoint the call came in on, when several are configured. */
+  readonly endpoint?: string;
 }
 
 /**
  * Logs one line per call and counts it. The line carries what an operator needs (outcome,
- * reason, event type, timestamp age, matched key stage, request id) and never the key, the
+ * status, reason, request id, endpoint, event type, timestamp age, dedup key, and the key stage
+ * and signed form when they are not the usual AWSCURRENT and as sent) and never the key, the
  * payload or personal data: only fields of the decision are logged, never the request.
- * Metrics are stored; the handler publishes them once per invocation.
+ *
+ * The line of a queued, ignored or rejected call is one compact JSON object with only these
+ * fields (no timestamp, service or Lambda context: CloudWatch stamps every event, and the log
+ * group names the function), written directly: it is most of what a call costs in CloudWatch
+ * Logs, and going through Powertools Logger cost more CPU than verifying a 1 KB body. A 503 is
+ * logged through Powertools Logger with its error.
+ *
+ * Accepted calls are only counted here (see {@link publishMetrics}); a rejection or failure
+ * stores its metrics, and the handler publishes them before returning.
  *
  * @param observability - logger and metrics
  * @param outcome - the decision
- * @param apiRequestId - API Gateway's request id
- * @param endpoint - the endpoint called, when the receiver serves several
+ * @param call - request id and endpoint
  */
 export function recordOutcome(
-  { logger, metrics }: Observability,
+  observability: Observability,
   outcome: ReceiveOutcome,
-  apiRequestId: string | undefined,
-  endpoint?: string,
+  call: CallContext,
 ): void {
-  const { details } = outcome;
-  const fields = {
-    ...endpointField(endpoint),
-    outcome: outcome.kind,
-    status: outcome.status,
-    ...('reason' in outcome ? { reason: outcome.reason } : {}),
-    ...(apiRequestId === undefined ? {} : { api_request_id: apiRequestId }),
-    ...(details.eventType === undefined ? {} : { event_type: details.eventType.slice(0, 100) }),
-    ...(details.timestampAgeSeconds === undefined
-      ? {}
-      : { timestamp_age_seconds: details.timestampAgeSeconds }),
-    ...(details.keyStage === undefined ? {} : { key_stage: details.keyStage }),
-    ...(details.signedForm === undefined ? {} : { signed_form: details.signedForm }),
-    ...(details.keysRefreshed ? { keys_refreshed: true } : {}),
-  };
-  metrics.addMetric(METRIC_NAMES.received, MetricUnit.Count, 1);
+  const { metrics, pending, logLevel } = observability;
   switch (outcome.kind) {
     case 'queued':
-      metrics.addMetric(METRIC_NAMES.forwarded, MetricUnit.Count, 1);
-      logger.info('Webhook queued', fields);
+      pending.received += 1;
+      pending.forwarded += 1;
+      if (logLevel <= LogLevelThreshold.INFO) writeLine('INFO', 'Webhook queued', outcome, call);
       return;
     case 'ignored':
-      metrics.addMetric(METRIC_NAMES.ignored, MetricUnit.Count, 1);
-      logger.info('Webhook ignored: event not in FORWARD_EVENTS', fields);
+      pending.received += 1;
+      pending.ignored += 1;
+      if (logLevel <= LogLevelThreshold.INFO) {
+        writeLine('INFO', 'Webhook ignored: event not in FORWARD_EVENTS', outcome, call);
+      }
       return;
     case 'rejected':
-      metrics.addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-      if (outcome.status === 401)
-        metrics.addMetric(METRIC_NAMES.signatureRejected, MetricUnit.Count, 1);
+      pending.received += 1;
+      storeCount(observability, METRIC_NAMES.rejected);
+      if (outcome.status === 401) storeCount(observability, METRIC_NAMES.signatureRejected);
       // Emitted at once with its own dimension so the per-reason breakdown does not split the
       // plain WebhookRejected count that alarms watch.
       metrics
         .singleMetric()
         .addDimension('reason', outcome.reason)
         .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-      logger.warn('Webhook rejected', fields);
+      if (logLevel <= LogLevelThreshold.WARN) writeLine('WARN', 'Webhook rejected', outcome, call);
       return;
     case 'unavailable':
+      pending.received += 1;
+      pending.stored = true;
       // Key-load failures are counted where they happen (recordKeyLoadFailure), once per attempt.
       if (outcome.reason === 'queue_unavailable') {
-        metrics.addMetric(METRIC_NAMES.queueSendFailure, MetricUnit.Count, 1);
+        storeCount(observability, METRIC_NAMES.queueSendFailure);
       }
-      logger.error('Webhook not accepted: dependency unavailable, answered 503', {
-        ...fields,
+      observability.logger.error('Webhook not accepted: dependency unavailable, answered 503', {
+        ...decisionFields(outcome, call),
         error: outcome.error,
       });
       return;
   }
+}
+
+/**
+ * Publishes the stored metrics, with the counts of accepted calls added, when there are metrics
+ * of a rejection or failure to publish, or when the counts have waited ACCEPTED_COUNTS_INTERVAL_MS.
+ * An EMF blob per accepted call would cost more CloudWatch Logs than its log line; the price is
+ * that counts of the last minute before an idle environment is shut down are never published
+ * (the log lines still hold every call).
+ *
+ * @param observability - logger and metrics
+ * @param nowMs - the clock, epoch milliseconds
+ */
+export function publishMetrics({ metrics, pending }: Observability, nowMs: number): void {
+  if (!pending.stored && nowMs - pending.publishedAt < ACCEPTED_COUNTS_INTERVAL_MS) return;
+  const counts = [
+    [METRIC_NAMES.received, pending.received],
+    [METRIC_NAMES.forwarded, pending.forwarded],
+    [METRIC_NAMES.ignored, pending.ignored],
+  ] as const;
+  for (const [name, count] of counts) {
+    if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+  }
+  const anything = pending.stored || pending.received > 0;
+  Object.assign(pending, { received: 0, forwarded: 0, ignored: 0, stored: false });
+  pending.publishedAt = nowMs;
+  if (anything) metrics.publishStoredMetrics();
+}
+
+/** Stores a count of one for the next publication, which then happens at once. */
+function storeCount(observability: Observability, name: string): void {
+  observability.metrics.addMetric(name, MetricUnit.Count, 1);
+  observability.pending.stored = true;
+}
+
+/** The fields of a decision's log line, in a fixed order; absent ones are left out. */
+function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<string, unknown> {
+  const { details } = outcome;
+  return {
+    outcome: outcome.kind,
+    status: outcome.status,
+    ...('reason' in outcome ? { reason: outcome.reason } : {}),
+    ...(call.apiRequestId === undefined ? {} : { api_request_id: call.apiRequestId }),
+    ...endpointField(call.endpoint),
+    ...(details.eventType === undefined ? {} : { event_type: details.eventType.slice(0, 100) }),
+    ...(details.timestampAgeSeconds === undefined
+      ? {}
+      : { timestamp_age_seconds: details.timestampAgeSeconds }),
+    ...(details.keyStage === undefined || details.keyStage === USUAL_KEY_STAGE
+      ? {}
+      : { key_stage: details.keyStage }),
+    ...(details.signedForm === undefined || details.signedForm === 'as_sent'
+      ? {}
+      : { signed_form: details.signedForm }),
+    ...(details.keysRefreshed ? { keys_refreshed: true } : {}),
+    ...(details.dedupKey === undefined ? {} : { dedup_key: details.dedupKey }),
+  };
+}
+
+// The stage that verifies nearly every call: logged only when another one matched.
+const USUAL_KEY_STAGE = 'AWSCURRENT';
+
+/** Writes one decision line: `level` and `message` as Powertools writes them, then the fields. */
+function writeLine(
+  level: 'INFO' | 'WARN',
+  message: string,
+  outcome: ReceiveOutcome,
+  call: CallContext,
+): void {
+  const line = JSON.stringify({ level, message, ...decisionFields(outcome, call) });
+  // Warnings go to stderr, as Powertools writes them; Lambda sends both streams to CloudWatch.
+  (level === 'INFO' ? process.stdout : process.stderr).write(`${line}\n`);
 }
 
 /**
@@ -104,13 +216,13 @@ export function recordOutcome(
  * @param endpoint - the endpoint whose keys failed, when the receiver serves several
  */
 export function recordKeyLoadFailure(
-  { logger, metrics }: Observability,
+  observability: Observability,
   error: KeyLoadError,
   usingStaleKeys: boolean,
   endpoint?: string,
 ): void {
-  metrics.addMetric(METRIC_NAMES.keyLoadFailure, MetricUnit.Count, 1);
-  logger.error(
+  storeCount(observability, METRIC_NAMES.keyLoadFailure);
+  observability.logger.error(
     usingStaleKeys
       ? 'Reloading the signing keys failed; still using the keys loaded before'
       : 'Loading the signing keys failed; answering 503',
@@ -151,17 +263,17 @@ function endpointField(endpoint: string | undefined): { endpoint?: string } {
  * @param apiRequestId - API Gateway's request id
  */
 export function recordUnknownEndpoint(
-  { logger, metrics }: Observability,
+  observability: Observability,
   path: string | undefined,
   apiRequestId: string | undefined,
 ): void {
-  metrics.addMetric(METRIC_NAMES.received, MetricUnit.Count, 1);
-  metrics.addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-  metrics
+  observability.pending.received += 1;
+  storeCount(observability, METRIC_NAMES.rejected);
+  observability.metrics
     .singleMetric()
     .addDimension('reason', UNKNOWN_ENDPOINT)
     .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-  logger.warn('Webhook rejected: no endpoint at this path', {
+  observability.logger.warn('Webhook rejected: no endpoint at this path', {
     outcome: 'rejected',
     status: 404,
     reason: UNKNOWN_ENDPOINT,
@@ -182,15 +294,18 @@ const UNKNOWN_ENDPOINT = 'unknown_endpoint';
  * @param eventKeys - the event's top-level keys
  */
 export function recordUnsupportedEvent(
-  { logger, metrics }: Observability,
+  observability: Observability,
   eventKeys: readonly string[],
 ): void {
-  metrics.addMetric(METRIC_NAMES.received, MetricUnit.Count, 1);
-  metrics.addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-  logger.error('unsupported_event: not an API Gateway or function URL proxy event, answered 400', {
-    outcome: 'rejected',
-    status: 400,
-    reason: 'unsupported_event',
-    event_keys: eventKeys,
-  });
+  observability.pending.received += 1;
+  storeCount(observability, METRIC_NAMES.rejected);
+  observability.logger.error(
+    'unsupported_event: not an API Gateway or function URL proxy event, answered 400',
+    {
+      outcome: 'rejected',
+      status: 400,
+      reason: 'unsupported_event',
+      event_keys: eventKeys,
+    },
+  );
 }

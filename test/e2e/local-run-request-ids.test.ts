@@ -52,6 +52,12 @@ describe('npm start (request ids under concurrency)', () => {
     const lines = output.logs().filter((line) => line.api_request_id !== undefined);
     expect(new Set(answeredIds).size).toBe(CALLS);
     expect(new Set(lines.map((line) => line.api_request_id))).toEqual(new Set(answeredIds));
-    for (const line of lines) expect(line.function_request_id).toBe(line.api_request_id);
+    // The per-call decision line carries only api_request_id; lines Powertools writes (a 503, key
+    // loading) carry the invocation's function_request_id too, and it must be the same call's.
+    for (const line of lines) {
+      if (line.function_request_id !== undefined) {
+        expect(line.function_request_id).toBe(line.api_request_id);
+      }
+    }
   });
 });

@@ -26,6 +26,8 @@ export const RECEIVER_LOG_KEYS: ReadonlySet<string> = new Set([
   'key_stage',
   'signed_form',
   'keys_refreshed',
+  'dedup_key',
+  'endpoint',
   'error',
   'using_stale_keys',
   'event_keys',

@@ -28,7 +28,7 @@ function signedRequest(
     headers: {
       'service-signature': signPayload(body, options.key ?? TEST_KEY, options.timestamp ?? NOW),
     },
-    body: typeof body === 'string' ? Buffer.from(body) : body,
+    body,
   };
 }
 
@@ -144,6 +144,7 @@ describe('Function: receive', () => {
           timestampAgeSeconds: 42,
           keyStage: 'AWSPENDING',
           signedForm: 'slashes_unescaped',
+          dedupKey: sink.messages[0]?.deduplicationId,
         },
       });
       expect(sink.messages[0]?.body).toBe(sent);
@@ -266,6 +267,29 @@ describe('Function: receive', () => {
       expect(outcome).toMatchObject({ status: 413, reason: 'payload_too_large' });
       expect(sink.messages).toEqual([]);
     });
+
+    it.each([
+      ['text', (body: string): string | Uint8Array => body],
+      ['bytes', (body: string): string | Uint8Array => Buffer.from(body)],
+    ])(
+      'counts MAX_BODY_BYTES in UTF-8 bytes, not characters, for a body given as %s',
+      async (_, form) => {
+        // Prepare: 'Zoë' and '€' take more bytes than characters.
+        const body = JSON.stringify({ event: 'event_booked', data: { name: 'Zoë', cost: '€12' } });
+        const bytes = Buffer.byteLength(body);
+        const { run: runAtLimit } = setup({ ...POLICY, maxBodyBytes: bytes });
+        const { run: runBelowLimit } = setup({ ...POLICY, maxBodyBytes: bytes - 1 });
+        const request = { ...signedRequest(body), body: form(body) };
+
+        // Act
+        const atLimit = await runAtLimit(request);
+        const belowLimit = await runBelowLimit(request);
+
+        // Assess
+        expect(atLimit).toMatchObject({ kind: 'queued', status: 200 });
+        expect(belowLimit).toMatchObject({ status: 413, reason: 'payload_too_large' });
+      },
+    );
   });
 
   describe('rejected by the signature check', () => {
@@ -527,17 +551,41 @@ describe('Function: receive', () => {
       expect(sink.messages).toEqual([]);
     });
 
-    it('answers 400 unsupported_characters when the body holds a character SQS refuses', async () => {
+    it.each([
+      ['U+FFFF', 'non-character \uFFFF here'],
+      ['U+FFFE', 'non-character \uFFFE here'],
+      ['a lone high surrogate', 'half an emoji \uD83D here'],
+      ['a lone low surrogate', 'half an emoji \uDE00 here'],
+    ])(
+      'answers 400 unsupported_characters when the text body holds %s, which SQS refuses',
+      async (_, note) => {
+        // Prepare
+        const { sink, run } = setup();
+        const body = JSON.stringify(bookingPayload({ note })).replace(
+          /\\u([0-9a-f]{4})/gi,
+          (_e, hex) => String.fromCharCode(Number.parseInt(hex, 16)),
+        );
+
+        // Act
+        const outcome = await run(signedRequest(body));
+
+        // Assess
+        expect(outcome).toMatchObject({ status: 400, reason: 'unsupported_characters' });
+        expect(sink.messages).toEqual([]);
+      },
+    );
+
+    it('queues a text body with emoji (surrogate pairs) unchanged', async () => {
       // Prepare
       const { sink, run } = setup();
-      const body = JSON.stringify(bookingPayload({ note: 'non-character \uFFFF here' }));
+      const body = JSON.stringify(bookingPayload({ note: 'see you there 😀🎨' }));
 
       // Act
       const outcome = await run(signedRequest(body));
 
       // Assess
-      expect(outcome).toMatchObject({ status: 400, reason: 'unsupported_characters' });
-      expect(sink.messages).toEqual([]);
+      expect(outcome).toMatchObject({ kind: 'queued', status: 200 });
+      expect(sink.messages[0]?.body).toBe(body);
     });
   });
 

@@ -431,7 +431,9 @@ describe('Function: handler', () => {
 
       // Assess
       expect(response.statusCode).toBe(200);
-      expect(output.logs().at(-1)).toMatchObject({ key_stage: 'AWSCURRENT', keys_refreshed: true });
+      // The usual stage, AWSCURRENT, goes without saying: only the reload is logged.
+      expect(output.logs().at(-1)).toMatchObject({ outcome: 'queued', keys_refreshed: true });
+      expect(output.logs().at(-1)).not.toHaveProperty('key_stage');
       expect(await messages()).toHaveLength(2);
     });
 
@@ -588,9 +590,9 @@ describe('Function: handler', () => {
   });
 
   describe('logs and metrics', () => {
-    it('logs one line per call with request ids, outcome, event type, timestamp age and key stage', async () => {
+    it('logs one compact line per queued call: request id, outcome, event type, timestamp age, key stage and dedup key', async () => {
       // Prepare
-      const { invoke } = await receiver();
+      const { invoke, messages } = await receiver();
       const event = restApiEvent({
         ...signedCall(PRETTY_BOOKING, { timestamp: NOW - 12 }),
         requestId: 'apigw-req-1',
@@ -599,21 +601,59 @@ describe('Function: handler', () => {
       // Act
       await invoke(event);
 
-      // Assess
+      // Assess: only the decision's fields; CloudWatch stamps the time, the log group names the
+      // function, and the body matched as sent (signed_form is logged only when it did not).
+      const [message] = await messages();
       expect(output.logs()).toEqual([
-        expect.objectContaining({
+        {
           level: 'INFO',
           message: 'Webhook queued',
-          service: 'webhook-receiver',
-          function_request_id: expect.any(String),
-          api_request_id: 'apigw-req-1',
           outcome: 'queued',
           status: 200,
+          api_request_id: 'apigw-req-1',
           event_type: 'event_booked',
           timestamp_age_seconds: 12,
           key_stage: 'WEBHOOK_SECRET',
-          signed_form: 'as_sent',
-        }),
+          dedup_key: message?.MessageAttributes?.dedup_key?.StringValue,
+        },
+      ]);
+    });
+
+    it('logs a rejected call with its status, reason and timestamp age at WARN', async () => {
+      // Prepare
+      const { invoke } = await receiver();
+      const call = signedCall(PRETTY_BOOKING, { timestamp: NOW - 400 });
+
+      // Act
+      await invoke(restApiEvent({ ...call, requestId: 'apigw-req-2' }));
+
+      // Assess
+      expect(output.logs()).toEqual([
+        {
+          level: 'WARN',
+          message: 'Webhook rejected',
+          outcome: 'rejected',
+          status: 401,
+          reason: 'timestamp_too_old',
+          api_request_id: 'apigw-req-2',
+          timestamp_age_seconds: 400,
+        },
+      ]);
+    });
+
+    it('writes no line for queued calls when POWERTOOLS_LOG_LEVEL is WARN, and still one per rejection', async () => {
+      // Prepare
+      vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'WARN');
+      const { invoke, messages } = await receiver();
+
+      // Act
+      await invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: NOW })));
+      await invoke(restApiEvent({ body: PRETTY_BOOKING }));
+
+      // Assess
+      expect(await messages()).toHaveLength(1);
+      expect(output.logs()).toEqual([
+        expect.objectContaining({ level: 'WARN', reason: 'missing_header' }),
       ]);
     });
 
@@ -660,6 +700,49 @@ describe('Function: handler', () => {
             value: 1,
             dimensions: { service: 'webhook-receiver', reason: 'missing_header' },
           },
+        ]),
+      );
+    });
+
+    it('sums accepted calls into one EMF blob a minute, published at once with any rejection', async () => {
+      // Prepare
+      const { invoke } = await receiver();
+      const queue = () =>
+        invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: clock.now })));
+      await queue();
+      const firstBlob = output.metricValues();
+
+      // Act: three more within the minute, then one a minute after the first
+      for (const seconds of [10, 20, 30]) {
+        clock.now = NOW + seconds;
+        await queue();
+      }
+      const withinTheMinute = output.metricValues().length;
+      clock.now = NOW + 60;
+      await queue();
+      const afterAMinute = output.metricValues().slice(firstBlob.length);
+      clock.now = NOW + 70;
+      await queue();
+      await invoke(restApiEvent({ body: PRETTY_BOOKING }));
+      const withRejection = output.metricValues().slice(firstBlob.length + afterAMinute.length);
+
+      // Assess
+      const service = { service: 'webhook-receiver' };
+      expect(firstBlob).toEqual([
+        { name: 'WebhookReceived', value: 1, dimensions: service },
+        { name: 'WebhookForwarded', value: 1, dimensions: service },
+      ]);
+      expect(withinTheMinute).toBe(firstBlob.length);
+      expect(afterAMinute).toEqual([
+        { name: 'WebhookReceived', value: 4, dimensions: service },
+        { name: 'WebhookForwarded', value: 4, dimensions: service },
+      ]);
+      expect(withRejection).toEqual(
+        expect.arrayContaining([
+          { name: 'WebhookReceived', value: 2, dimensions: service },
+          { name: 'WebhookForwarded', value: 1, dimensions: service },
+          { name: 'WebhookRejected', value: 1, dimensions: service },
+          { name: 'SignatureRejected', value: 1, dimensions: service },
         ]),
       );
     });
