@@ -80,7 +80,8 @@ async function buildPackage(): Promise<void> {
     const outdir = prebundledAssetDir(entry, new URL('assets/', `file://${DIST}/`));
     const outfile = join(outdir, 'index.mjs');
     await build({ ...lambdaBuildOptions(LAMBDA_BUNDLING), entryPoints: [entry], outfile });
-    process.stdout.write(`${outfile.slice(ROOT.length)}: ${statSync(outfile).size} bytes\n`);
+    // stderr: `npm pack --json` runs this as prepack and its stdout must stay JSON.
+    process.stderr.write(`${outfile.slice(ROOT.length)}: ${statSync(outfile).size} bytes\n`);
   }
 }
 
