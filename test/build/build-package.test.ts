@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,13 +17,83 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
+  version: string;
+  license: string;
+  engines: Record<string, string>;
+  peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 
-/** The installed version of a package in this checkout: the fresh app gets the same one. */
-function installedVersion(name: string): string {
-  const file = join(ROOT, 'node_modules', name, 'package.json');
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+/** The peers the fresh app installs beside the package. */
+const REQUIRED_PEERS = ['aws-cdk-lib', 'constructs'] as const;
+
+/** An entry of package-lock.json's `packages`, with the fields read here. */
+interface LockEntry {
+  readonly version?: string;
+  readonly dependencies?: Record<string, string>;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * The fresh app's package.json and lock file: the tarball, and the peers exactly as this
+ * checkout's lock pins them (with what they depend on, at the same paths). With a lock file
+ * `npm ci` fetches no registry metadata, so it installs from the cache `npm ci` filled here.
+ */
+async function writeFreshApp(app: string, tarball: string): Promise<void> {
+  const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
+  const packages: Record<string, LockEntry> = {};
+  const add = (key: string): void => {
+    const found = lock.packages[key];
+    if (found === undefined || key in packages) return;
+    // In the app they are production dependencies, not the checkout's dev ones.
+    const { dev, devOptional, peer, ...entry } = found;
+    packages[key] = entry;
+    for (const nested of Object.keys(lock.packages)) {
+      if (nested.startsWith(`${key}/node_modules/`)) add(nested);
+    }
+    for (const dependency of Object.keys(entry.dependencies ?? {})) {
+      // Node's lookup: the nearest node_modules folder up from the dependent that holds it.
+      const levels = key.split('/node_modules/');
+      const holder = levels
+        .map((_, depth) => levels.slice(0, levels.length - depth).join('/node_modules/'))
+        .map((at) => `${at}/node_modules/${dependency}`)
+        .concat(`node_modules/${dependency}`)
+        .find((candidate) => candidate in lock.packages);
+      if (holder !== undefined) add(holder);
+    }
+  };
+  for (const peer of REQUIRED_PEERS) add(`node_modules/${peer}`);
+  const dependencies: Record<string, string> = {
+    ...Object.fromEntries(
+      REQUIRED_PEERS.map((peer) => [peer, String(lock.packages[`node_modules/${peer}`]?.version)]),
+    ),
+    [manifest.name]: `file:${tarball}`,
+  };
+  const { name, version, license, engines, peerDependencies, peerDependenciesMeta } = manifest;
+  packages[`node_modules/${name}`] = {
+    version,
+    resolved: `file:${tarball}`,
+    integrity: `sha512-${createHash('sha512')
+      .update(await readFile(join(app, tarball)))
+      .digest('base64')}`,
+    license,
+    engines,
+    peerDependencies,
+    peerDependenciesMeta,
+  };
+  const root = { name: 'fresh-app', private: true, type: 'module', dependencies };
+  await writeFile(join(app, 'package.json'), JSON.stringify(root));
+  await writeFile(
+    join(app, 'package-lock.json'),
+    JSON.stringify({
+      name: root.name,
+      lockfileVersion: 3,
+      requires: true,
+      packages: { '': { name: root.name, dependencies }, ...packages },
+    }),
+  );
 }
 
 /** Runs a command; its output, or an error holding stderr when it fails. */
@@ -137,27 +208,12 @@ describe('Function: buildPackage (npm run build, npm pack)', () => {
 
   it('synthesizes a plain-JavaScript app from the installed tarball, with prebundled code', async () => {
     // Prepare: the tarball, installed with the peers from the npm cache `npm ci` filled.
-    await command('npm', ['pack', '--ignore-scripts', '--pack-destination', scratch], ROOT);
-    const tarball = (await readdir(scratch)).find((name) => name.endsWith('.tgz'));
     const app = join(scratch, 'app');
     await mkdir(app);
-    await writeFile(
-      join(app, 'package.json'),
-      JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }),
-    );
-    await command(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        join(scratch, String(tarball)),
-        `aws-cdk-lib@${installedVersion('aws-cdk-lib')}`,
-        `constructs@${installedVersion('constructs')}`,
-      ],
-      app,
-    );
+    await command('npm', ['pack', '--ignore-scripts', '--pack-destination', app], ROOT);
+    const tarball = (await readdir(app)).find((name) => name.endsWith('.tgz'));
+    await writeFreshApp(app, String(tarball));
+    await command('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], app);
     await writeFile(join(app, 'app.mjs'), APP);
 
     // Act
