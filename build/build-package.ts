@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * `npm run build`: writes the package's `dist/`:
  * - `index.js`, `core.js`, `consumer.js`: the three entry points (see `exports` in package.json),
@@ -22,14 +21,14 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
 
 /** The package's entry points: `exports` subpath file name -> source. */
-export const PACKAGE_ENTRIES = {
+const PACKAGE_ENTRIES = {
   index: 'lib/index.ts',
   core: 'lambda/core/index.ts',
   consumer: 'lambda/consumer/library.ts',
 } as const;
 
 /** The Lambda entry points the construct deploys. */
-export const LAMBDA_ENTRIES = ['lambda/receiver/index.ts', 'lambda/consumer/index.ts'] as const;
+const LAMBDA_ENTRIES = ['lambda/receiver/index.ts', 'lambda/consumer/index.ts'] as const;
 
 /** The peer dependencies of package.json: the only packages the entry points import. */
 function peerDependencies(): string[] {
