@@ -1,4 +1,3 @@
-import { PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS } from '@aws-lambda-powertools/idempotency';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -19,6 +18,13 @@ const CONSUMER_ACTIONS = [
 ] as const;
 
 /** Properties of {@link IdempotencyTable}. */
+/**
+ * The attributes the Powertools Idempotency utility's DynamoDB layer uses by default (its key
+ * `id`, and the expiry from its `PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS`), written out here so the
+ * construct does not pull the runtime utility into a CDK app; tests pin both to the utility.
+ */
+export const IDEMPOTENCY_RECORD_ATTRIBUTES = { key: 'id', expiry: 'expiration' } as const;
+
 export interface IdempotencyTableProps {
   /**
    * How long a processed booking's record suppresses its copies. The spec does not say how long
@@ -68,12 +74,15 @@ export class IdempotencyTable extends Construct {
       props.idempotencyTtl ?? Duration.seconds(CONSUMER_CONFIG_DEFAULTS.IDEMPOTENCY_TTL_SECONDS);
     const ttlSeconds = ttlSecondsOf(this.idempotencyTtl);
     this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING },
+      partitionKey: {
+        name: IDEMPOTENCY_RECORD_ATTRIBUTES.key,
+        type: dynamodb.AttributeType.STRING,
+      },
       // Traffic follows bookings: rare and bursty, so pay per request, nothing while idle.
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       // The utility writes the record's expiry (epoch seconds) here; DynamoDB deletes it for free
       // some time after. The utility itself treats an expired record as absent until then.
-      timeToLiveAttribute: PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS.expiryAttr,
+      timeToLiveAttribute: IDEMPOTENCY_RECORD_ATTRIBUTES.expiry,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -36,6 +37,23 @@ export const LAMBDA_BUNDLING: nodejs.BundlingOptions = {
 /** Repository root: the Lambda entry files and the lock file esbuild resolves against live here. */
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * Where `npm run build` puts the prebundled Lambda code, next to the compiled module
+ * (`dist/assets/`); see {@link prebundledAssetDir}.
+ */
+const PREBUNDLED_ASSETS = new URL('assets/', import.meta.url);
+
+/**
+ * The folder of an entry's prebundled code: `assets/<folder of the entry>/index.mjs` next to this
+ * module, so `lambda/receiver/index.ts` becomes `assets/receiver/`. `npm run build` writes it
+ * with {@link LAMBDA_BUNDLING}; the folder exists only in the built package (`dist/`).
+ * @param entry - entry file, relative to the repository root
+ * @param assetsRoot - the assets folder; this module's by default
+ */
+export function prebundledAssetDir(entry: string, assetsRoot: URL = PREBUNDLED_ASSETS): string {
+  return fileURLToPath(new URL(`${basename(dirname(entry))}/`, assetsRoot));
+}
+
 /** What differs between the receiver and the consumer function. */
 export interface FunctionOptions {
   /** Entry file, relative to the repository root. */
@@ -48,9 +66,38 @@ export interface FunctionOptions {
 }
 
 /**
- * A Node.js 24 ARM64 function bundled locally by esbuild (no Docker): minified ESM with the AWS
- * SDK inside, so the deployed code runs the SDK versions the tests ran, and source maps for
- * readable stack traces. Its role may only write to its own log group: no managed policy.
+ * The function's code. Installed as a package (`dist/`), the construct uses the code `npm run
+ * build` prebundled next to it ({@link prebundledAssetDir}): a user's `cdk synth` then needs no
+ * esbuild, Docker, lock file or Lambda sources, none of which the package ships. In this
+ * repository (run from `lib/` by tsx) there is no such folder, so esbuild bundles the entry from
+ * source at synth time, with the same {@link LAMBDA_BUNDLING} options: an edit under `lambda/`
+ * is deployed without a build step.
+ */
+function functionCode(
+  entry: string,
+): Pick<
+  nodejs.NodejsFunctionProps,
+  'code' | 'handler' | 'entry' | 'projectRoot' | 'depsLockFilePath' | 'bundling'
+> {
+  const prebundled = prebundledAssetDir(entry);
+  if (existsSync(prebundled)) {
+    // esbuild's ESM output is `index.mjs`, exporting `handler`, as NodejsFunction names it.
+    return { code: lambda.Code.fromAsset(prebundled), handler: 'index.handler' };
+  }
+  return {
+    entry: join(PROJECT_ROOT, entry),
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    handler: 'handler',
+    bundling: LAMBDA_BUNDLING,
+  };
+}
+
+/**
+ * A Node.js 24 ARM64 function bundled by esbuild (no Docker), at build time for the package or
+ * at synth time in this repository (see {@link functionCode}): minified ESM with the AWS SDK
+ * inside, so the deployed code runs the SDK versions the tests ran, and source maps for readable
+ * stack traces. Its role may only write to its own log group: no managed policy.
  */
 export function createFunction(
   scope: Construct,
@@ -65,10 +112,7 @@ export function createFunction(
   });
   logGroup.grantWrite(role);
   const fn = new nodejs.NodejsFunction(scope, id, {
-    entry: join(PROJECT_ROOT, options.entry),
-    projectRoot: PROJECT_ROOT,
-    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-    handler: 'handler',
+    ...functionCode(options.entry),
     runtime: LAMBDA_RUNTIME,
     architecture: lambda.Architecture.ARM_64,
     memorySize: options.memorySize,
@@ -86,7 +130,6 @@ export function createFunction(
       NODE_OPTIONS: '--enable-source-maps',
       ...options.environment,
     },
-    bundling: LAMBDA_BUNDLING,
   });
   acknowledgeNagFindings(fn, {
     pack: 'Serverless',

@@ -1,13 +1,18 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS } from '@aws-lambda-powertools/idempotency';
 import { App, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IdempotencyTable, type IdempotencyTableProps } from '../../lib/idempotency-table.js';
+import {
+  IDEMPOTENCY_RECORD_ATTRIBUTES,
+  IdempotencyTable,
+  type IdempotencyTableProps,
+} from '../../lib/idempotency-table.js';
 import { appProps } from './cdk-app.js';
 import { idempotencyRecordsStatement } from './synthesize.js';
 
@@ -64,6 +69,13 @@ describe('Class: IdempotencyTable', () => {
       SSESpecification: { SSEEnabled: true, KMSMasterKeyId: Match.absent() },
     });
     template.resourceCountIs('AWS::KMS::Key', 0);
+  });
+
+  it('puts the TTL on the attribute the Powertools utility writes the expiry to', () => {
+    // Assess: a Powertools upgrade that renamed it would leave records that never expire.
+    expect(IDEMPOTENCY_RECORD_ATTRIBUTES.expiry).toBe(
+      PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS.expiryAttr,
+    );
   });
 
   it('retains the table by default and takes the removal policy it is given', () => {
