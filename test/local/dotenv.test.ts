@@ -64,7 +64,11 @@ describe('Function: findWebhookSecret', () => {
     const found = await findWebhookSecret({ WEBHOOK_SECRET: ' from-env\n' }, dotEnvPath);
 
     // Assess
-    expect(found).toEqual({ secret: 'from-env', source: 'environment' });
+    expect(found).toEqual({
+      secret: 'from-env',
+      variable: 'WEBHOOK_SECRET',
+      source: 'environment',
+    });
   });
 
   it('treats a blank environment value as unset and falls back to the file', async () => {
@@ -75,7 +79,7 @@ describe('Function: findWebhookSecret', () => {
     const found = await findWebhookSecret({ WEBHOOK_SECRET: '  ' }, dotEnvPath);
 
     // Assess
-    expect(found).toEqual({ secret: 'from-file', source: 'dotenv' });
+    expect(found).toEqual({ secret: 'from-file', variable: 'WEBHOOK_SECRET', source: 'dotenv' });
   });
 });
 
@@ -88,7 +92,7 @@ describe('Function: ensureWebhookSecret', () => {
     // Assess
     expect(first.source).toBe('generated');
     expect(first.secret).toMatch(/^[0-9a-f]{64}$/);
-    expect(second).toEqual({ secret: first.secret, source: 'dotenv' });
+    expect(second).toEqual({ secret: first.secret, variable: 'WEBHOOK_SECRET', source: 'dotenv' });
     expect(await readFile(dotEnvPath, 'utf8')).toBe(`WEBHOOK_SECRET=${first.secret}\n`);
     expect((await stat(dotEnvPath)).mode & 0o777).toBe(0o600);
   });
