@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /** Caller settings that must not leak into the child: it gets its own key, ports and queue. */
-const NOT_INHERITED = /^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_|npm_)/;
+const NOT_INHERITED =
+  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_|npm_)/;
 
 /** A real `npm start` (npm, the shell it runs, and node with local/start.ts) in the checkout. */
 export interface NpmStart {
