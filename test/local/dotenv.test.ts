@@ -97,3 +97,21 @@ describe('Function: ensureWebhookSecret', () => {
     expect((await stat(dotEnvPath)).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('Function: ensureWebhookSecret (an endpoint key)', () => {
+  it("appends a missing endpoint's key under its own variable and leaves the other lines alone", async () => {
+    // Prepare
+    await writeFile(dotEnvPath, 'ENDPOINTS=eu,us\nWEBHOOK_SECRET_US=us-key');
+
+    // Act
+    const us = await ensureWebhookSecret({}, dotEnvPath, 'WEBHOOK_SECRET_US');
+    const eu = await ensureWebhookSecret({}, dotEnvPath, 'WEBHOOK_SECRET_EU');
+
+    // Assess
+    expect(us).toEqual({ secret: 'us-key', variable: 'WEBHOOK_SECRET_US', source: 'dotenv' });
+    expect(eu).toMatchObject({ variable: 'WEBHOOK_SECRET_EU', source: 'generated' });
+    expect(await readFile(dotEnvPath, 'utf8')).toBe(
+      `ENDPOINTS=eu,us\nWEBHOOK_SECRET_US=us-key\nWEBHOOK_SECRET_EU=${eu.secret}\n`,
+    );
+  });
+});
