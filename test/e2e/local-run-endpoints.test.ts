@@ -2,10 +2,11 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as consume } from '../../cli/consume.js';
+import { describeKey } from '../../cli/lib/diagnose-signature.js';
 import { postWebhook, main as send } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
-import type { DeliverySummary } from '../../local/inspector/delivery.js';
+import type { DeliveryDetail, DeliverySummary } from '../../local/inspector/delivery.js';
 import { runTool } from '../cli/lib/run-tool.js';
 import { makeScratchDir } from '../support/scratch-dir.js';
 import {
@@ -60,9 +61,12 @@ describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
       signPayload(stolen, euKey, now),
     );
     const bare = await fetch(new URL('/webhook', euUrl), { method: 'POST', body: stolen });
-    const inspected = (await (
-      await fetch(new URL('/_inspector/api/deliveries', euUrl))
-    ).json()) as { deliveries: DeliverySummary[] };
+    const inspector = new URL('/_inspector/api/deliveries', euUrl).href;
+    const inspected = (await (await fetch(inspector)).json()) as {
+      deliveries: DeliverySummary[];
+    };
+    const rejectedId = inspected.deliveries.find(({ status }) => status === 401)?.id;
+    const rejected = (await (await fetch(`${inspector}/${rejectedId}`)).json()) as DeliveryDetail;
     const consumed = await runTool(consume, ['--queue-url', queueUrl], tool);
     started.child.kill('SIGINT');
     const exitCode = await started.exit;
@@ -91,6 +95,7 @@ describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
       '/webhook/us 200',
       '/webhook/eu 200',
     ]);
+    expect(rejected.diagnosis?.join('\n')).toContain(`the key (${describeKey(US_KEY)})`);
     expect(consumed.status).toBe(0);
     expect(consumed.out.map((line) => line.split(' | booking')[0]).sort()).toEqual([
       'endpoint eu',
@@ -99,11 +104,11 @@ describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
     expect(exitCode).toBe(0);
   });
 
-  it('kept the generated key in .env next to the others, owner-only, and reuses it on the next start', async () => {
+  it('kept the generated key in .env next to the others, owner-only, and reuses it on the next start, ignoring a WEBHOOK_SECRET', async () => {
     // Prepare
     const dotEnv = await readFile(join(cwd, '.env'), 'utf8');
     const euKey = /^WEBHOOK_SECRET_EU=([0-9a-f]{64})$/m.exec(dotEnv)?.[1] ?? '';
-    const started = startProcess(cwd);
+    const started = startProcess(cwd, { WEBHOOK_SECRET: 'a-stray-single-endpoint-key' });
     const banner = await ready(started);
     const body = buildBookingPayload();
 
@@ -122,6 +127,9 @@ describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
     );
     expect((await stat(join(cwd, '.env'))).mode & 0o777).toBe(0o600);
     expect(banner).not.toContain('Generated');
+    expect(banner).toContain(
+      'Ignoring WEBHOOK_SECRET: the local run signs and verifies with WEBHOOK_SECRET_<NAME> per endpoint of ENDPOINTS.',
+    );
     expect(answer.status).toBe(200);
   });
 
