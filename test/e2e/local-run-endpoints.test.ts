@@ -1,6 +1,6 @@
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main as consume } from '../../cli/consume.js';
 import { describeKey } from '../../cli/lib/diagnose-signature.js';
 import { postWebhook, main as send } from '../../cli/send.js';
@@ -8,10 +8,11 @@ import { signPayload } from '../../lambda/core/index.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
 import type { DeliveryDetail, DeliverySummary } from '../../local/inspector/delivery.js';
 import { runTool } from '../cli/lib/run-tool.js';
-import { makeScratchDir } from '../support/scratch-dir.js';
+import { scratchDir } from '../support/scratch-dir.js';
 import {
   bannerValue,
   killStartedProcessesAfterEach,
+  postSignedBooking,
   ready,
   startProcess,
 } from '../support/start-process.js';
@@ -21,19 +22,13 @@ killStartedProcessesAfterEach();
 /** The key of `us`, kept in `.env` before the first start; `eu`'s is generated. */
 const US_KEY = 'us-endpoint-key-from-dotenv';
 
+/** The working directory of every start: its `.env` carries over from one test to the next. */
+const scratch = scratchDir('local-run-endpoints');
+
 describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
-  let cwd: string;
-
-  beforeAll(async () => {
-    cwd = await makeScratchDir('local-run-endpoints');
-  });
-
-  afterAll(async () => {
-    await rm(cwd, { recursive: true, force: true });
-  });
-
   it('serves each endpoint with its own key, refuses the other key and unknown names, and consume shows each endpoint', async () => {
     // Prepare
+    const cwd = scratch();
     await writeFile(join(cwd, '.env'), `ENDPOINTS=eu,us\nWEBHOOK_SECRET_US=${US_KEY}\n`, {
       mode: 0o600,
     });
@@ -106,18 +101,14 @@ describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
 
   it('kept the generated key in .env next to the others, owner-only, and reuses it on the next start, ignoring a WEBHOOK_SECRET', async () => {
     // Prepare
+    const cwd = scratch();
     const dotEnv = await readFile(join(cwd, '.env'), 'utf8');
     const euKey = /^WEBHOOK_SECRET_EU=([0-9a-f]{64})$/m.exec(dotEnv)?.[1] ?? '';
     const started = startProcess(cwd, { WEBHOOK_SECRET: 'a-stray-single-endpoint-key' });
     const banner = await ready(started);
-    const body = buildBookingPayload();
 
     // Act
-    const answer = await postWebhook(
-      bannerValue(banner, 'Endpoint eu'),
-      Buffer.from(body),
-      signPayload(body, euKey, Math.floor(Date.now() / 1000)),
-    );
+    const answer = await postSignedBooking(bannerValue(banner, 'Endpoint eu'), euKey);
     started.child.kill('SIGTERM');
     await started.exit;
 
@@ -135,7 +126,7 @@ describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
 
   it('exits 2 naming the endpoint when ENDPOINTS holds a name the receiver would refuse', async () => {
     // Act
-    const started = startProcess(cwd, { ENDPOINTS: 'eu,EU_West' });
+    const started = startProcess(scratch(), { ENDPOINTS: 'eu,EU_West' });
     const exitCode = await started.exit;
 
     // Assess

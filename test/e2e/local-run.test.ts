@@ -11,6 +11,7 @@ import { makeScratchDir } from '../support/scratch-dir.js';
 import {
   bannerValue,
   killStartedProcessesAfterEach,
+  postSignedBooking,
   ready,
   startProcess,
 } from '../support/start-process.js';
@@ -118,14 +119,9 @@ describe('npm start (end to end)', () => {
     const key = /^WEBHOOK_SECRET=([0-9a-f]{64})$/m.exec(dotEnv)?.[1] ?? '';
     const started = startProcess(cwd, { SECRET_ID: 'webhook-signing-key' });
     const banner = await ready(started);
-    const body = buildBookingPayload();
 
     // Act
-    const answer = await postWebhook(
-      bannerValue(banner, 'Webhook URL'),
-      Buffer.from(body),
-      signPayload(body, key, Math.floor(Date.now() / 1000)),
-    );
+    const answer = await postSignedBooking(bannerValue(banner, 'Webhook URL'), key);
     started.child.kill('SIGTERM');
     const exitCode = await started.exit;
 

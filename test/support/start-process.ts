@@ -3,6 +3,9 @@ import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach } from 'vitest';
+import { postWebhook, type WebhookResponse } from '../../cli/send.js';
+import { signPayload } from '../../lambda/core/index.js';
+import { buildBookingPayload } from '../../local/booking-payload.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
@@ -92,4 +95,16 @@ export function bannerValue(banner: string, label: string): string {
   const value = new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
   if (value === undefined) throw new Error(`no '${label}' in:\n${banner}`);
   return value;
+}
+
+/**
+ * POSTs a new booking to a started receiver, signed with `key` at the current time as the
+ * service would; resolves with the answer.
+ *
+ * @param url - an endpoint URL from the banner
+ * @param key - the key to sign with
+ */
+export function postSignedBooking(url: string, key: string): Promise<WebhookResponse> {
+  const body = buildBookingPayload();
+  return postWebhook(url, Buffer.from(body), signPayload(body, key, Math.floor(Date.now() / 1000)));
 }
