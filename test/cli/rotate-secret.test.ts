@@ -401,6 +401,26 @@ describe('Function: main (rotate-secret)', () => {
       expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
     });
 
+    it("exits 1 with CloudFormation's answer when the stack cannot be read", async () => {
+      // Prepare
+      cloudFormation
+        .on(DescribeStacksCommand)
+        .rejects(
+          Object.assign(new Error('Stack with id Nope does not exist'), {
+            name: 'ValidationError',
+          }),
+        );
+
+      // Act
+      const result = await rotate(['--endpoint', 'eu', '--stack-name', 'Nope', '--promote']);
+
+      // Assess
+      expect(result.status).toBe(1);
+      expect(result.err).toEqual([
+        'CloudFormation: ValidationError: Stack with id Nope does not exist',
+      ]);
+    });
+
     it.each([
       [['--endpoint', 'EU', '--promote'], "unknown endpoint 'EU': a name is 1 to 32 characters"],
       [['--endpoint', 'eu', '--secret-id', SECRET_ID, '--promote'], 'not both'],
