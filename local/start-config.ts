@@ -62,7 +62,7 @@ export const ENDPOINTS_VARIABLE = 'ENDPOINTS';
 
 /**
  * `ENDPOINTS` from the environment, else from `.env`: comma-separated endpoint names, checked with
- * the receiver's own rule; `undefined` when unset or blank in both.
+ * the receiver's own rule; `undefined` (the single endpoint) when blank, or unset in both.
  *
  * @param env - the environment
  * @param dotEnv - the variables of `.env`
@@ -72,7 +72,9 @@ export function endpointsFrom(
   env: NodeJS.ProcessEnv,
   dotEnv: Readonly<Record<string, string>>,
 ): readonly string[] | undefined {
-  const text = env[ENDPOINTS_VARIABLE]?.trim() || dotEnv[ENDPOINTS_VARIABLE]?.trim();
+  // Set in the environment, even empty, it wins over .env: `ENDPOINTS= npm start` (and the tools
+  // that start their own receiver) get the single endpoint whatever .env says.
+  const text = (env[ENDPOINTS_VARIABLE] ?? dotEnv[ENDPOINTS_VARIABLE])?.trim();
   if (!text) return undefined;
   const names = text.split(',').map((name) => name.trim());
   for (const [index, name] of names.entries()) {

@@ -403,13 +403,11 @@ describe('Function: main (rotate-secret)', () => {
 
     it("exits 1 with CloudFormation's answer when the stack cannot be read", async () => {
       // Prepare
-      cloudFormation
-        .on(DescribeStacksCommand)
-        .rejects(
-          Object.assign(new Error('Stack with id Nope does not exist'), {
-            name: 'ValidationError',
-          }),
-        );
+      cloudFormation.on(DescribeStacksCommand).rejects(
+        Object.assign(new Error('Stack with id Nope does not exist'), {
+          name: 'ValidationError',
+        }),
+      );
 
       // Act
       const result = await rotate(['--endpoint', 'eu', '--stack-name', 'Nope', '--promote']);

@@ -74,19 +74,21 @@ describe('Function: endpointsFrom', () => {
   it('reads ENDPOINTS from the environment before .env, trimming each name', () => {
     // Act
     const fromEnv = endpointsFrom({ ENDPOINTS: ' eu , us-west ' }, { ENDPOINTS: 'apac' });
-    const fromDotEnv = endpointsFrom({ ENDPOINTS: ' ' }, { ENDPOINTS: 'apac' });
+    const fromDotEnv = endpointsFrom({}, { ENDPOINTS: 'apac' });
 
     // Assess
     expect(fromEnv).toEqual(['eu', 'us-west']);
     expect(fromDotEnv).toEqual(['apac']);
   });
 
-  it('is undefined when ENDPOINTS is unset or blank in both: the single endpoint /webhook', () => {
+  it('is undefined (the single endpoint /webhook) when unset in both, or blank in the environment whatever .env says', () => {
     // Act
-    const endpoints = endpointsFrom({ ENDPOINTS: '' }, {});
+    const unset = endpointsFrom({}, {});
+    const blank = endpointsFrom({ ENDPOINTS: ' ' }, { ENDPOINTS: 'eu,us' });
 
     // Assess
-    expect(endpoints).toBeUndefined();
+    expect(unset).toBeUndefined();
+    expect(blank).toBeUndefined();
   });
 
   it.each([

@@ -34,7 +34,8 @@ export function spawnNpmStart(env: Record<string, string>, args: readonly string
   );
   const npm = spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], {
     cwd: ROOT,
-    env: { ...inherited, PORT: '0', LOCAL_SQS_PORT: '0', ...env },
+    // ENDPOINTS empty: the single endpoint, whatever a developer's .env in the checkout says.
+    env: { ...inherited, PORT: '0', LOCAL_SQS_PORT: '0', ENDPOINTS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
