@@ -40,7 +40,11 @@ Receives the webhook events the receiver queued, prints them and deletes them.
                     received 5 times without being deleted; for a deployed stack pass its
                     DeadLetterQueueUrl output as --queue-url
   --follow          keep waiting for new messages until Ctrl-C (default: empty the queue and exit)
-  --json            print each message as one JSON line: messageId, attributes, body (exact text)
+  --json            print each message as one JSON line: messageId, endpoint (when the receiver
+                    serves several), attributes, body (exact text)
+
+Each message shows the endpoint it was sent to (its endpoint attribute) when the receiver serves
+several endpoints (ENDPOINTS locally, the construct's endpoints when deployed).
   --help            show this help`;
 
 /** How to poll a queue: seconds to long-poll, and a pause after an empty receive while following. */
@@ -179,30 +183,40 @@ async function deleteMessages(
 }
 
 /**
- * One line per message: booking id, event, user, session, cost, from the consumer's typed
- * parser; anything else shows why it is not a booking and the start of its body.
+ * One line per message: the endpoint it was sent to (when the receiver serves several), booking
+ * id, event, user, session, cost, from the consumer's typed parser; anything else shows why it
+ * is not a booking and the start of its body.
  */
 export function formatPretty(message: Message): string {
   const body = message.Body ?? '';
+  const endpoint = endpointAttribute(message);
+  const prefix = endpoint === undefined ? '' : `endpoint ${endpoint} | `;
   const parsed = parseBookingEvent(body);
   if (parsed.ok) {
     const { event, data } = parsed.event;
-    return [
-      `booking ${data.id}`,
-      event,
-      `"${data.event_name}"`,
-      `user ${data.user.id} ${data.user.name} <${data.user.email}>`,
-      `session ${data.session_start} - ${data.session_end}`,
-      `cost ${data.cost}`,
-    ].join(' | ');
+    return (
+      prefix +
+      [
+        `booking ${data.id}`,
+        event,
+        `"${data.event_name}"`,
+        `user ${data.user.id} ${data.user.name} <${data.user.email}>`,
+        `session ${data.session_start} - ${data.session_end}`,
+        `cost ${data.cost}`,
+      ].join(' | ')
+    );
   }
   const event = message.MessageAttributes?.event?.StringValue ?? 'unknown event';
   const excerpt = body.length > 200 ? `${body.slice(0, 200)}...` : body;
-  return `message ${message.MessageId} | ${event} | not an event_booked payload (${parsed.issues.join('; ')}) | ${excerpt}`;
+  return `${prefix}message ${message.MessageId} | ${event} | not an event_booked payload (${parsed.issues.join('; ')}) | ${excerpt}`;
 }
 
-/** The message as one JSON line: id, attributes as plain strings, and the body text exactly as queued. */
+/**
+ * The message as one JSON line: id, the endpoint it was sent to (when the receiver serves several),
+ * attributes as plain strings, and the body text exactly as queued.
+ */
 export function formatJson(message: Message): string {
+  const endpoint = endpointAttribute(message);
   const attributes = Object.fromEntries(
     Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
       name,
@@ -212,9 +226,15 @@ export function formatJson(message: Message): string {
   return JSON.stringify({
     messageId: message.MessageId,
     receiveCount: Number(message.Attributes?.ApproximateReceiveCount ?? 1),
+    ...(endpoint === undefined ? {} : { endpoint }),
     attributes,
     body: message.Body,
   });
+}
+
+/** The `endpoint` attribute a receiver serving several endpoints sets; `undefined` otherwise. */
+function endpointAttribute(message: Message): string | undefined {
+  return message.MessageAttributes?.endpoint?.StringValue;
 }
 
 function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeOptions | 'help' {

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
   GetSecretValueCommand,
   PutSecretValueCommand,
@@ -16,6 +17,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { describeSecretKeyFailure, replaceKeyInSecretValue } from '../lambda/core/secret-value.js';
+import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
 import { SECRET_JSON_FIELD_VARIABLE } from './lib/signing-key.js';
 import {
   isEntryPoint,
@@ -26,11 +28,19 @@ import {
   UsageError,
 } from './lib/tool-io.js';
 
-const USAGE = `Usage: npm run rotate-secret -- --secret-id ID (--put KEYFILE | --stage KEYFILE | --promote | --revoke-previous)
+/** The stack name `npm run deploy` uses unless `-c stackName=...` says otherwise. */
+export const DEFAULT_STACK_NAME = 'WebhookReceiver';
+
+const USAGE = `Usage: npm run rotate-secret -- (--secret-id ID | --endpoint NAME [--stack-name NAME])
+         (--put KEYFILE | --stage KEYFILE | --promote | --revoke-previous)
 
 Changes which signing key the deployed receiver accepts, then prints every version's stages.
 
   --secret-id ID       the secret (name or ARN; the stack's SecretArn output)
+  --endpoint NAME      the secret of endpoint NAME of a stack deployed with -c endpoints=...: the
+                       stack's SecretArn<Name> output (eu-west -> SecretArnEuWest); the other
+                       endpoints' keys are left alone
+  --stack-name NAME    the stack to read that output from (default ${DEFAULT_STACK_NAME})
   --put KEYFILE        store the key as the new AWSCURRENT; the old key becomes AWSPREVIOUS and
                        keeps working for PREVIOUS_KEY_GRACE_SECONDS (default 24 h)
   --stage KEYFILE      store the key as AWSPENDING: accepted alongside the current key, for a
@@ -235,15 +245,91 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
   );
 }
 
-async function rotate(
-  request: { secretId: string; action: RotateAction },
-  io: ToolIo,
-): Promise<number> {
+/** The secret a rotation changes: given, or the one of a deployed endpoint. */
+type RotationTarget =
+  | { readonly secretId: string }
+  | { readonly endpoint: string; readonly stackName: string };
+
+interface RotateRequest {
+  readonly target: RotationTarget;
+  readonly action: RotateAction;
+}
+
+/**
+ * The stack output holding the secret ARN of endpoint `name`: `SecretArn` and the name in
+ * PascalCase without hyphens (`eu-west` -> `SecretArnEuWest`).
+ *
+ * @param name - a valid endpoint name
+ */
+export function endpointSecretOutputKey(name: string): string {
+  const pascal = name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+  return `SecretArn${pascal}`;
+}
+
+/** Result of {@link endpointSecretArn}: the ARN, or why the stack has none for the endpoint. */
+export type EndpointSecretArn =
+  | { readonly ok: true; readonly secretArn: string }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * The secret ARN of a deployed endpoint, from the stack's `SecretArn<Name>` output.
+ *
+ * @param client - the CloudFormation client
+ * @param stackName - the stack deployed with `-c endpoints=...`
+ * @param endpoint - the endpoint's name
+ */
+export async function endpointSecretArn(
+  client: CloudFormationClient,
+  stackName: string,
+  endpoint: string,
+): Promise<EndpointSecretArn> {
+  const described = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+  const outputs = described.Stacks?.[0]?.Outputs ?? [];
+  const outputKey = endpointSecretOutputKey(endpoint);
+  const secretArn = outputs.find((output) => output.OutputKey === outputKey)?.OutputValue;
+  if (secretArn !== undefined) return { ok: true, secretArn };
+  const endpointOutputs = outputs
+    .map((output) => output.OutputKey ?? '')
+    .filter((key) => key.startsWith('SecretArn') && key !== 'SecretArn');
+  const known =
+    endpointOutputs.length === 0
+      ? 'none: it serves no named endpoints'
+      : endpointOutputs.join(', ');
+  return {
+    ok: false,
+    message: `unknown endpoint '${endpoint}': stack ${stackName} has no output ${outputKey} (its endpoint secrets: ${known})`,
+  };
+}
+
+async function rotate(request: RotateRequest, io: ToolIo): Promise<number> {
   const client = new SecretsManagerClient({});
+  const cloudFormation = new CloudFormationClient({});
   try {
+    let secretId: string;
+    if ('secretId' in request.target) {
+      secretId = request.target.secretId;
+    } else {
+      const { endpoint, stackName } = request.target;
+      const found = await endpointSecretArn(cloudFormation, stackName, endpoint).catch(
+        (error: Error) => {
+          io.err(`CloudFormation: ${error.name}: ${error.message}`);
+          return undefined;
+        },
+      );
+      if (found === undefined) return 1;
+      if (!found.ok) {
+        io.err(`${found.message} (see npm run rotate-secret -- --help)`);
+        return 2;
+      }
+      secretId = found.secretArn;
+      io.out(`Endpoint ${endpoint}: ${secretId}`);
+    }
     const jsonField = io.env[SECRET_JSON_FIELD_VARIABLE]?.trim() || undefined;
-    io.out(await applyRotation(client, request.secretId, request.action, jsonField));
-    io.out(formatVersions(request.secretId, await listSecretVersions(client, request.secretId)));
+    io.out(await applyRotation(client, secretId, request.action, jsonField));
+    io.out(formatVersions(secretId, await listSecretVersions(client, secretId)));
     return 0;
   } catch (error) {
     io.err(
@@ -254,15 +340,15 @@ async function rotate(
     return 1;
   } finally {
     client.destroy();
+    cloudFormation.destroy();
   }
 }
 
-async function parseRequest(
-  args: readonly string[],
-  io: ToolIo,
-): Promise<{ secretId: string; action: RotateAction } | 'help'> {
+async function parseRequest(args: readonly string[], io: ToolIo): Promise<RotateRequest | 'help'> {
   const values = parseToolArgs(args, {
     'secret-id': { type: 'string' },
+    endpoint: { type: 'string' },
+    'stack-name': { type: 'string' },
     put: { type: 'string' },
     stage: { type: 'string' },
     promote: { type: 'boolean' },
@@ -278,18 +364,45 @@ async function parseRequest(
       'choose exactly one of --put KEYFILE, --stage KEYFILE, --promote, --revoke-previous',
     );
   }
-  const secretId = values['secret-id'];
-  if (!secretId) throw new UsageError('--secret-id ID is required');
+  const target = targetOf(values);
   switch (chosen[0]) {
     case 'put':
-      return { secretId, action: { kind: 'put', key: await readKey(values.put ?? '', io) } };
+      return { target, action: { kind: 'put', key: await readKey(values.put ?? '', io) } };
     case 'stage':
-      return { secretId, action: { kind: 'stage', key: await readKey(values.stage ?? '', io) } };
+      return { target, action: { kind: 'stage', key: await readKey(values.stage ?? '', io) } };
     case 'promote':
-      return { secretId, action: { kind: 'promote' } };
+      return { target, action: { kind: 'promote' } };
     default:
-      return { secretId, action: { kind: 'revoke-previous' } };
+      return { target, action: { kind: 'revoke-previous' } };
   }
+}
+
+/**
+ * `--secret-id`, or `--endpoint` with `--stack-name`.
+ *
+ * @throws {UsageError} when neither or both are given, or the endpoint name is not a valid one
+ */
+function targetOf(values: {
+  readonly 'secret-id'?: string | undefined;
+  readonly endpoint?: string | undefined;
+  readonly 'stack-name'?: string | undefined;
+}): RotationTarget {
+  const { endpoint } = values;
+  const secretId = values['secret-id'];
+  if (endpoint !== undefined && secretId !== undefined) {
+    throw new UsageError('give --secret-id or --endpoint, not both');
+  }
+  if (endpoint === undefined) {
+    if (!secretId) throw new UsageError('--secret-id ID is required (or --endpoint NAME)');
+    if (values['stack-name'] !== undefined) {
+      throw new UsageError('--stack-name applies to --endpoint only');
+    }
+    return { secretId };
+  }
+  if (!isEndpointName(endpoint)) {
+    throw new UsageError(`unknown endpoint '${endpoint}': a name is ${ENDPOINT_NAME_RULE}`);
+  }
+  return { endpoint, stackName: values['stack-name'] || DEFAULT_STACK_NAME };
 }
 
 /**

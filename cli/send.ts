@@ -8,12 +8,13 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { buildBookingPayload } from '../local/booking-payload.js';
 import { DOTENV_FILE, findWebhookSecret } from '../local/dotenv.js';
 import { DEFAULT_PORT, portFrom } from '../local/start-config.js';
 import { WEBHOOK_PATH } from '../local/webhook-server.js';
 import { readFileOption } from './lib/cli-options.js';
-import { readSecretIdKey } from './lib/signing-key.js';
+import { readEndpointKey, readSecretIdKey, type SigningKey } from './lib/signing-key.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -24,13 +25,17 @@ import {
   UsageError,
 } from './lib/tool-io.js';
 
-const USAGE = `Usage: npm run send -- [--url URL] [--file payload.json] [--event NAME] [--count N] [--secret-id ID]
+const USAGE = `Usage: npm run send -- [--url URL] [--endpoint NAME] [--file payload.json] [--event NAME] [--count N]
+         [--secret-id ID]
 
 Signs a webhook call as the booking service does (Service-Signature: t=<now>,signature=<HMAC>)
 and POSTs it, printing each response.
 
   --url URL         receiver URL (default http://127.0.0.1:$PORT/webhook, PORT default 3000);
                     for a deployed stack use its WebhookUrl output
+  --endpoint NAME   send to endpoint NAME of npm start's ENDPOINTS: to /webhook/NAME (default
+                    http://127.0.0.1:$PORT/webhook/NAME; a --url must end in /webhook/NAME),
+                    signed with its key WEBHOOK_SECRET_<NAME> (environment, then .env)
   --file PATH       send this file's bytes as the body instead of a generated booking
   --event NAME      event name of the generated booking (default event_booked)
   --count N         send N calls, each a new booking (default 1)
@@ -39,7 +44,8 @@ and POSTs it, printing each response.
                     like the receiver reads it (its only text field, or SECRET_JSON_FIELD)
   --help            show this help
 
-Exit status: 0 when every call got a 2xx answer, 1 otherwise, 2 on a usage error.`;
+Exit status: 0 when every call got a 2xx answer, 1 otherwise, 2 on a usage error (an
+--endpoint that ENDPOINTS does not list, or without a key, included).`;
 
 interface SendOptions {
   readonly url: string;
@@ -50,6 +56,8 @@ interface SendOptions {
   readonly event: string | undefined;
   readonly count: number;
   readonly secretId: string | undefined;
+  /** The key of `--endpoint`, read while parsing. */
+  readonly endpointKey: SigningKey | undefined;
 }
 
 /** The answer of the receiver to one call. */
@@ -74,7 +82,7 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
 }
 
 async function send(options: SendOptions, io: ToolIo): Promise<number> {
-  const key = await loadKey(options.secretId, io);
+  const key = options.endpointKey?.key ?? (await loadKey(options.secretId, io));
   if (key === undefined) return 1;
   let failures = 0;
   for (let i = 1; i <= options.count; i++) {
@@ -149,9 +157,16 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
     event: { type: 'string' },
     count: { type: 'string' },
     'secret-id': { type: 'string' },
+    endpoint: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
+  const { endpoint } = values;
+  if (endpoint !== undefined && values['secret-id'] !== undefined) {
+    throw new UsageError(
+      "--endpoint signs with the endpoint's local key: give --endpoint or --secret-id, not both",
+    );
+  }
   if (values.file !== undefined && values.event !== undefined) {
     throw new UsageError(
       '--event applies to the generated booking; edit the event field of --file instead',
@@ -162,10 +177,16 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
   if (!/^\d{1,9}$/.test(countText) || count < 1) {
     throw new UsageError(`--count must be a whole number of at least 1, got '${countText}'`);
   }
-  const url =
-    values.url ?? `http://127.0.0.1:${portFrom(io.env, 'PORT', DEFAULT_PORT)}${WEBHOOK_PATH}`;
+  const path = endpoint === undefined ? WEBHOOK_PATH : `${WEBHOOK_PATH}/${endpoint}`;
+  const url = values.url ?? `http://127.0.0.1:${portFrom(io.env, 'PORT', DEFAULT_PORT)}${path}`;
   if (!isHttpUrl(url)) {
     throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
+  }
+  const endpointKey = endpoint === undefined ? undefined : await readEndpointKey(endpoint, io);
+  if (endpoint !== undefined && endpointNameFromPath(new URL(url).pathname) !== endpoint) {
+    throw new UsageError(
+      `--url ${url} is not a URL of endpoint '${endpoint}': its path must end in ${WEBHOOK_PATH}/${endpoint}`,
+    );
   }
   const fileBody =
     values.file === undefined ? undefined : await readFileOption('--file', values.file, io.cwd);
@@ -176,6 +197,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
     event: values.event,
     count,
     secretId: values['secret-id'],
+    endpointKey,
   };
 }
 

@@ -12,7 +12,7 @@ import { keyOption, refuseKeyArguments, resolveKeyOption } from './lib/signing-k
 import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './lib/tool-io.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent sign -- --body-file PATH [--t SECONDS]
-         [--secret-file PATH | --secret-id ID]
+         [--secret-file PATH | --secret-id ID | --endpoint NAME]
 
 Prints the Service-Signature header value the service would send with this body,
 t=<t>,signature=<HMAC-SHA-256 hex of "<t>.<body without whitespace between JSON tokens>">,
@@ -23,13 +23,15 @@ and nothing else on stdout.
   --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
   --secret-id ID       use the AWSCURRENT key of this Secrets Manager secret, read as the
                        receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
+  --endpoint NAME      use the local key of endpoint NAME of npm start's ENDPOINTS:
+                       WEBHOOK_SECRET_<NAME> (name upper-cased, - as _), else from .env
   --help               show this help
 
-The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file or
---secret-id, never from an argument; surrounding whitespace is trimmed.
+The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file,
+--secret-id or --endpoint, never from an argument; surrounding whitespace is trimmed.
 
 Exit status: 0 signed, 1 the body is not a single JSON value or the secret holds no usable key,
-2 usage error.`;
+2 usage error (an --endpoint that ENDPOINTS does not list, or without a key, included).`;
 
 /** `npm run sign -- <args>` against `io`; resolves with the exit status. */
 export function main(args: readonly string[], io: ToolIo): Promise<number> {
@@ -43,6 +45,7 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
         t: { type: 'string' },
         'secret-file': { type: 'string' },
         'secret-id': { type: 'string' },
+        endpoint: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       });
       if (values.help) return 'help';
@@ -50,6 +53,7 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
         body: await readFileOption('--body-file', values['body-file'], io.cwd),
         key: await keyOption(values, {
           cwd: io.cwd,
+          projectDir: io.projectDir,
           env: await withDotEnvWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE)),
         }),
         t: wholeSecondsOption('--t', values.t, unixSecondsNow()),

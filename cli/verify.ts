@@ -26,7 +26,7 @@ import {
 } from './lib/tool-io.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent verify -- --header '<value>' --body-file PATH
-         [--now SECONDS] [--tolerance SECONDS] [--secret-file PATH | --secret-id ID]
+         [--now SECONDS] [--tolerance SECONDS] [--secret-file PATH | --secret-id ID | --endpoint NAME]
 
 Checks a Service-Signature header value against the exact body bytes, as the receiver does.
 
@@ -37,16 +37,19 @@ Checks a Service-Signature header value against the exact body bytes, as the rec
   --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
   --secret-id ID       use the AWSCURRENT key of this Secrets Manager secret, read as the
                        receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
+  --endpoint NAME      use the local key of endpoint NAME of npm start's ENDPOINTS:
+                       WEBHOOK_SECRET_<NAME> (name upper-cased, - as _), else from .env
   --help               show this help
 
-The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file or
---secret-id, never from an argument; surrounding whitespace is trimmed. Hints describe a key by
+The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file,
+--secret-id or --endpoint, never from an argument; surrounding whitespace is trimmed. Hints describe a key by
 its length and the first 8 hex digits of its SHA-256, never by its value. When the signature does
 not match, hints say what would have made it
 match (another clock, the body as re-serialized, the key with whitespace); the call stays invalid.
 
 Exit status: 0 valid (prints "valid" and the form that matched), 1 not valid (prints the
-reason and hints) or the secret holds no usable key, 2 usage error.`;
+reason and hints) or the secret holds no usable key, 2 usage error (an --endpoint that ENDPOINTS
+does not list, or without a key, included).`;
 
 interface VerifyOptions {
   readonly header: string;
@@ -106,6 +109,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<Verify
     tolerance: { type: 'string' },
     'secret-file': { type: 'string' },
     'secret-id': { type: 'string' },
+    endpoint: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
@@ -115,6 +119,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<Verify
     body: await readFileOption('--body-file', values['body-file'], io.cwd),
     key: await keyOption(values, {
       cwd: io.cwd,
+      projectDir: io.projectDir,
       env: await withDotEnvWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE)),
     }),
     now: wholeSecondsOption('--now', values.now, unixSecondsNow()),

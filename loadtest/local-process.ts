@@ -33,7 +33,8 @@ export interface LocalProcessOptions {
 }
 
 /** Caller settings that must not leak into the child: it gets its own key, ports and queue. */
-const NOT_INHERITED = /^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/;
+const NOT_INHERITED =
+  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/;
 
 /** Kept short: only the tail matters for diagnostics, and a 5,000-request run logs 5,000 lines. */
 const OUTPUT_TAIL_CHARS = 4000;

@@ -39,24 +39,29 @@ export async function appendDotEnv(path: string, name: string, value: string): P
 /** Where the local signing key came from. */
 export type WebhookSecretSource = 'environment' | 'dotenv' | 'generated';
 
-/** The local signing key and its origin (the caller prints a generated key once). */
+/** A local signing key, the variable holding it and its origin (the caller prints a generated key once). */
 export interface LocalWebhookSecret {
   readonly secret: string;
+  /** `WEBHOOK_SECRET`, or an endpoint's `WEBHOOK_SECRET_<NAME>`. */
+  readonly variable: string;
   readonly source: WebhookSecretSource;
 }
 
 /**
- * The key of the local run: `WEBHOOK_SECRET` from the environment, else from the dotenv file; a
- * blank value counts as unset. Surrounding whitespace is trimmed, as the receiver trims keys.
+ * A key of the local run: `variable` from the environment, else from the dotenv file; a blank
+ * value counts as unset. Surrounding whitespace is trimmed, as the receiver trims keys.
+ *
+ * @param variable - `WEBHOOK_SECRET` (default), or an endpoint's `WEBHOOK_SECRET_<NAME>`
  */
 export async function findWebhookSecret(
   env: NodeJS.ProcessEnv,
   dotEnvPath: string,
+  variable: string = WEBHOOK_SECRET,
 ): Promise<LocalWebhookSecret | undefined> {
-  const fromEnv = env[WEBHOOK_SECRET]?.trim();
-  if (fromEnv) return { secret: fromEnv, source: 'environment' };
-  const fromFile = (await readDotEnv(dotEnvPath))[WEBHOOK_SECRET]?.trim();
-  if (fromFile) return { secret: fromFile, source: 'dotenv' };
+  const fromEnv = env[variable]?.trim();
+  if (fromEnv) return { secret: fromEnv, variable, source: 'environment' };
+  const fromFile = (await readDotEnv(dotEnvPath))[variable]?.trim();
+  if (fromFile) return { secret: fromFile, variable, source: 'dotenv' };
   return undefined;
 }
 
@@ -75,14 +80,17 @@ export async function withDotEnvWebhookSecret(
 /**
  * Like {@link findWebhookSecret}, but when no key is set anywhere, generates one (32 random bytes,
  * hex) and appends it to the dotenv file so the next start and the `send` tool use the same key.
+ *
+ * @param variable - `WEBHOOK_SECRET` (default), or an endpoint's `WEBHOOK_SECRET_<NAME>`
  */
 export async function ensureWebhookSecret(
   env: NodeJS.ProcessEnv,
   dotEnvPath: string,
+  variable: string = WEBHOOK_SECRET,
 ): Promise<LocalWebhookSecret> {
-  const found = await findWebhookSecret(env, dotEnvPath);
+  const found = await findWebhookSecret(env, dotEnvPath, variable);
   if (found) return found;
   const secret = randomBytes(32).toString('hex');
-  await appendDotEnv(dotEnvPath, WEBHOOK_SECRET, secret);
-  return { secret, source: 'generated' };
+  await appendDotEnv(dotEnvPath, variable, secret);
+  return { secret, variable, source: 'generated' };
 }

@@ -1,9 +1,11 @@
-import { loadConfig } from '../lambda/receiver/config.js';
-import { ensureWebhookSecret, type LocalWebhookSecret } from './dotenv.js';
+import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
+import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
+import { createHandler } from '../lambda/receiver/handler.js';
+import { ensureWebhookSecret, type LocalWebhookSecret, WEBHOOK_SECRET } from './dotenv.js';
 import { isLoopbackHost } from './inspector/access.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
-import type { StartConfig } from './start-config.js';
+import { endpointKeyVariable, type StartConfig } from './start-config.js';
 import {
   INSPECTOR_PATH,
   startWebhookServer,
@@ -25,11 +27,22 @@ export interface LocalReceiverOptions extends StartConfig {
   readonly fresh?: boolean;
 }
 
-/** The running local receiver: endpoint, queues and key. */
+/** One endpoint of the local run: where to send, and the key that signs for it. */
+export interface LocalEndpoint {
+  /** The endpoint's name (`ENDPOINTS`), or `undefined` for the single endpoint `/webhook`. */
+  readonly name: string | undefined;
+  /** e.g. `http://127.0.0.1:3000/webhook/eu`. */
+  readonly url: string;
+  readonly key: LocalWebhookSecret;
+}
+
+/** The running local receiver: endpoints with their keys, and queues. */
 export interface LocalReceiver {
+  /** The server; its `url` is the single endpoint's, and the base of named endpoints' URLs. */
   readonly webhook: WebhookServer;
   readonly queues: LocalQueues;
-  readonly key: LocalWebhookSecret;
+  /** The single endpoint, or one per name of `ENDPOINTS` in its order. */
+  readonly endpoints: readonly LocalEndpoint[];
   /**
    * The delivery inspector's page, e.g. `http://127.0.0.1:3000/_inspector`; unset when it is not
    * served (`INSPECTOR=off`, or a `HOST` other than loopback without `INSPECTOR=on`).
@@ -48,16 +61,28 @@ const LOCAL_SDK_DEFAULTS = {
   AWS_SECRET_ACCESS_KEY: 'local',
 } as const;
 
+/** Receiver settings that point at Secrets Manager, which a local run does not have. */
+const SECRETS_MANAGER_SETTINGS = [
+  'SECRET_ID',
+  'ENDPOINT_SECRET_IDS',
+  'ENDPOINT_SECRET_JSON_FIELDS',
+];
+
 /**
- * Starts the whole receiver on this machine: the embedded queues, then the production `handler`
- * behind an HTTP endpoint. The handler reads its configuration at cold start, so the environment
- * (queue URL, SQS endpoint, key) is set first and the handler module is imported after that.
- * A `SECRET_ID` in the environment is removed: the handler refuses it next to `WEBHOOK_SECRET`,
- * and a local run has no Secrets Manager.
+ * Starts the whole receiver on this machine: the embedded queues, then the production handler
+ * (`createHandler` with the configuration `loadConfig` reads from the environment, as the Lambda
+ * entry point builds it) behind an HTTP endpoint. The keys are the local ones: `WEBHOOK_SECRET`,
+ * or with `ENDPOINTS` one `WEBHOOK_SECRET_<NAME>` per endpoint, each served at `/webhook/<name>`
+ * with its own key ring. Settings pointing at Secrets Manager (`SECRET_ID`, ...) are removed
+ * from the environment and reported: a local run has none.
  */
 export async function startLocalReceiver(options: LocalReceiverOptions): Promise<LocalReceiver> {
   const { env } = options;
-  const key = await ensureWebhookSecret(env, options.dotEnvPath);
+  const keys = await ensureLocalKeys(options);
+  const keyOf = (pathname: string): LocalWebhookSecret | undefined =>
+    options.endpoints === undefined
+      ? keys[0]?.key
+      : keys.find(({ name }) => name === endpointNameFromPath(pathname))?.key;
   let origin = '';
   const inspector =
     options.inspector === 'off'
@@ -65,7 +90,7 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
       : createInspector({
           mode: options.inspector,
           listenHost: options.host,
-          key: key.secret,
+          keyOf,
           origin: () => origin,
         });
   const queues = await startLocalQueues({
@@ -75,26 +100,31 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
     ...(inspector === undefined ? {} : { tap: inspector.tapQueue }),
   });
   const ignored: string[] = [];
-  if (env.SECRET_ID !== undefined) {
-    delete env.SECRET_ID;
-    ignored.push('SECRET_ID');
+  const unused = [
+    ...SECRETS_MANAGER_SETTINGS,
+    // With ENDPOINTS each endpoint has its own key; a WEBHOOK_SECRET exported would sign nothing.
+    ...(options.endpoints === undefined ? [] : [WEBHOOK_SECRET]),
+  ];
+  for (const name of unused) {
+    if (env[name] === undefined) continue;
+    delete env[name];
+    ignored.push(name);
   }
   for (const [name, value] of Object.entries(LOCAL_SDK_DEFAULTS)) {
     if (!env[name]) env[name] = value;
   }
-  env.WEBHOOK_SECRET = key.secret;
   env.QUEUE_URL = queues.queueUrl;
   env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
   // EMF metric blobs mean nothing without CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   try {
-    const { handler } = await import('../lambda/receiver/index.js');
+    const config = loadConfig(env, endpointsConfig(keys));
     const webhook = await startWebhookServer({
       port: options.port,
       host: options.host,
-      handler,
-      // Read after the import: a bad value has already stopped the start with a ConfigError.
-      maxBodyBytes: loadConfig(env).maxBodyBytes,
+      handler: createHandler(config),
+      namedEndpoints: options.endpoints !== undefined,
+      maxBodyBytes: config.maxBodyBytes,
       onHandlerError: options.onHandlerError,
       ...inspectorHooks(inspector),
       ...(options.onClientGone ? { onClientGone: options.onClientGone } : {}),
@@ -103,7 +133,11 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
     return {
       webhook,
       queues,
-      key,
+      endpoints: keys.map(({ name, key }) => ({
+        name,
+        url: name === undefined ? webhook.url : `${webhook.url}/${name}`,
+        key,
+      })),
       inspectorUrl: servesInspector(options) ? `${origin}${INSPECTOR_PATH}` : undefined,
       ignored,
       close: async () => {
@@ -116,6 +150,37 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
     await queues.shutdown();
     throw error;
   }
+}
+
+/** An endpoint of the local run before it listens: its name and key. */
+type LocalEndpointKey = Omit<LocalEndpoint, 'url'>;
+
+/** Each endpoint's key, generated into the dotenv file when missing, one after the other. */
+async function ensureLocalKeys(options: LocalReceiverOptions): Promise<LocalEndpointKey[]> {
+  const { env, dotEnvPath, endpoints } = options;
+  if (endpoints === undefined) {
+    return [{ name: undefined, key: await ensureWebhookSecret(env, dotEnvPath) }];
+  }
+  const keys: LocalEndpointKey[] = [];
+  for (const name of endpoints) {
+    keys.push({ name, key: await ensureWebhookSecret(env, dotEnvPath, endpointKeyVariable(name)) });
+  }
+  return keys;
+}
+
+/** The handler's endpoints: the local keys as static key sources. */
+function endpointsConfig(keys: readonly LocalEndpointKey[]): EndpointsConfig {
+  const staticKey = (key: LocalWebhookSecret) => ({ kind: 'static', key: key.secret }) as const;
+  const single = keys.find(({ name }) => name === undefined);
+  if (single !== undefined) return { kind: 'single', keySource: staticKey(single.key) };
+  return {
+    kind: 'named',
+    keySources: new Map(
+      keys.flatMap(({ name, key }) =>
+        name === undefined ? [] : [[name, staticKey(key)] as const],
+      ),
+    ),
+  };
 }
 
 /** The server options that plug the inspector in (none when it is off). */

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../cli/lib/tool-io.js';
+import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
 import type { InspectorMode } from './inspector/access.js';
 import { DEFAULT_LOCAL_SQS_PORT } from './local-queues.js';
 import { LOOPBACK } from './net.js';
@@ -19,26 +20,84 @@ export interface StartConfig {
   readonly inspector: InspectorMode;
   /** `LOCAL_STATE_DIR`: absolute directory of the queues' journal. */
   readonly stateDir: string;
+  /**
+   * `ENDPOINTS`: the named endpoints served at `/webhook/<name>`, each with its key in
+   * `WEBHOOK_SECRET_<NAME>`; `undefined` for the single endpoint `/webhook` and `WEBHOOK_SECRET`.
+   */
+  readonly endpoints: readonly string[] | undefined;
 }
 
 /** Where the embedded queue keeps its messages when `LOCAL_STATE_DIR` is not set (git-ignored). */
 export const DEFAULT_STATE_DIR = '.local/queues';
 
 /**
- * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1), `LOCAL_SQS_PORT` (default 9324) and
- * `INSPECTOR` (default `auto`), `LOCAL_STATE_DIR` (default `.local/queues`, relative to `cwd`).
+ * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1), `LOCAL_SQS_PORT` (default 9324),
+ * `INSPECTOR` (default `auto`), `LOCAL_STATE_DIR` (default `.local/queues`, relative to `cwd`)
+ * and `ENDPOINTS` (from the environment, else from `.env`; default: the single endpoint).
  * Blank values count as unset.
  *
- * @throws {UsageError} when a port is not a whole number from 0 to 65535, or `INSPECTOR` is not `on` or `off`
+ * @param env - the environment
+ * @param cwd - the directory `LOCAL_STATE_DIR` is relative to
+ * @param dotEnv - the variables of `.env` (see `readDotEnv`)
+ * @throws {UsageError} when a port is not a whole number from 0 to 65535, `INSPECTOR` is not `on`
+ *   or `off`, or `ENDPOINTS` is not a list of distinct endpoint names
  */
-export function readStartConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): StartConfig {
+export function readStartConfig(
+  env: NodeJS.ProcessEnv,
+  cwd: string = process.cwd(),
+  dotEnv: Readonly<Record<string, string>> = {},
+): StartConfig {
   return {
     port: portFrom(env, 'PORT', DEFAULT_PORT),
     host: env.HOST?.trim() || LOOPBACK,
     localSqsPort: portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
     inspector: inspectorModeFrom(env),
     stateDir: resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR),
+    endpoints: endpointsFrom(env, dotEnv),
   };
+}
+
+/** The variable listing the local run's named endpoints, e.g. `ENDPOINTS=eu,us`. */
+export const ENDPOINTS_VARIABLE = 'ENDPOINTS';
+
+/**
+ * `ENDPOINTS` from the environment, else from `.env`: comma-separated endpoint names, checked with
+ * the receiver's own rule; `undefined` (the single endpoint) when blank, or unset in both.
+ *
+ * @param env - the environment
+ * @param dotEnv - the variables of `.env`
+ * @throws {UsageError} naming the offending entry when a name breaks the rule or comes twice
+ */
+export function endpointsFrom(
+  env: NodeJS.ProcessEnv,
+  dotEnv: Readonly<Record<string, string>>,
+): readonly string[] | undefined {
+  // Set in the environment, even empty, it wins over .env: `ENDPOINTS= npm start` (and the tools
+  // that start their own receiver) get the single endpoint whatever .env says.
+  const text = (env[ENDPOINTS_VARIABLE] ?? dotEnv[ENDPOINTS_VARIABLE])?.trim();
+  if (!text) return undefined;
+  const names = text.split(',').map((name) => name.trim());
+  for (const [index, name] of names.entries()) {
+    if (!isEndpointName(name)) {
+      throw new UsageError(
+        `${ENDPOINTS_VARIABLE}: endpoint name '${name}' must be ${ENDPOINT_NAME_RULE} (got '${text}')`,
+      );
+    }
+    if (names.indexOf(name) !== index) {
+      throw new UsageError(`${ENDPOINTS_VARIABLE} names endpoint '${name}' twice`);
+    }
+  }
+  return names;
+}
+
+/**
+ * The variable holding an endpoint's local key: `WEBHOOK_SECRET_` and the name upper-cased with
+ * `-` as `_` (`eu-west` -> `WEBHOOK_SECRET_EU_WEST`). Names have no `_`, so no two share one.
+ *
+ * @param name - a valid endpoint name
+ */
+export function endpointKeyVariable(name: string): string {
+  return `WEBHOOK_SECRET_${name.toUpperCase().replaceAll('-', '_')}`;
 }
 
 /**

@@ -5,21 +5,22 @@
  */
 import { resolve } from 'node:path';
 import { parseToolArgs, processIo, runTool } from '../cli/lib/tool-io.js';
-import { DOTENV_FILE } from './dotenv.js';
-import { type LocalReceiver, startLocalReceiver } from './local-receiver.js';
+import { DOTENV_FILE, readDotEnv } from './dotenv.js';
+import { type LocalEndpoint, type LocalReceiver, startLocalReceiver } from './local-receiver.js';
 import { watchParents } from './parent-watch.js';
 import { readStartConfig, type StartConfig } from './start-config.js';
 
 const USAGE = `Usage: npm start [-- --fresh]
 
 Runs the webhook receiver locally: an embedded SQS queue (webhook-events, with the dead-letter
-queue webhook-events-dlq) and an HTTP endpoint POST /webhook that calls the production handler.
-Queued messages are kept on disk (.local/queues) and are there again at the next start.
+queue webhook-events-dlq) and an HTTP endpoint POST /webhook that calls the production handler
+(with ENDPOINTS, one endpoint POST /webhook/<name> per name). Queued messages are kept on disk
+(.local/queues) and are there again at the next start.
 
   --fresh          start with empty queues (deletes the messages kept from earlier runs)
   --help           show this help
 
-Environment (also read from .env for WEBHOOK_SECRET):
+Environment (also read from .env for WEBHOOK_SECRET, ENDPOINTS and WEBHOOK_SECRET_<NAME>):
   PORT             port of the webhook endpoint (default 3000; 0 = any free port)
   HOST             interface of the webhook endpoint (default 127.0.0.1)
   LOCAL_SQS_PORT   port of the embedded queue, always on 127.0.0.1 (default 9324; 0 = any free port)
@@ -28,6 +29,10 @@ Environment (also read from .env for WEBHOOK_SECRET):
   LOCAL_STATE_DIR  directory of the queued messages (default .local/queues)
   WEBHOOK_SECRET   signing key; when neither the environment nor .env has one, a key is generated
                    and saved to .env
+  ENDPOINTS        several endpoints, one key each: comma-separated names (1 to 32 characters of
+                   lowercase letters, digits and -), e.g. eu,us; each is served at /webhook/<name>
+                   and signed with WEBHOOK_SECRET_<NAME> (name upper-cased, - as _), generated
+                   into .env when missing
 Receiver settings such as SIGNATURE_TOLERANCE_SECONDS or FORWARD_EVENTS are passed through.
 Stop with Ctrl-C.`;
 
@@ -72,40 +77,52 @@ async function run(config: StartOptions): Promise<number> {
 }
 
 function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: string): string {
-  const { webhook, queues, key } = receiver;
+  const { queues, endpoints } = receiver;
   const { host } = config;
+  const named = config.endpoints !== undefined;
   const lines: string[] = [];
-  if (key.source === 'generated') {
+  const generated = endpoints.filter(({ key }) => key.source === 'generated');
+  if (generated.length > 0) {
     lines.push(
-      `Generated a signing key and saved it to ${dotEnvPath} (keep it private):`,
-      `  WEBHOOK_SECRET=${key.secret}`,
+      generated.length === 1
+        ? `Generated a signing key and saved it to ${dotEnvPath} (keep it private):`
+        : `Generated signing keys and saved them to ${dotEnvPath} (keep them private):`,
+      ...generated.map(({ key }) => `  ${key.variable}=${key.secret}`),
       '',
     );
   }
+  const localKeys = named ? 'WEBHOOK_SECRET_<NAME> per endpoint of ENDPOINTS' : 'WEBHOOK_SECRET';
   for (const name of receiver.ignored) {
-    lines.push(`Ignoring ${name}: the local run signs and verifies with WEBHOOK_SECRET.`);
+    lines.push(`Ignoring ${name}: the local run signs and verifies with ${localKeys}.`);
   }
-  const keyOrigin = {
-    environment: 'WEBHOOK_SECRET from the environment',
-    dotenv: `WEBHOOK_SECRET from ${dotEnvPath}`,
-    generated: `WEBHOOK_SECRET from ${dotEnvPath}`,
-  }[key.source];
+  const keyOrigin = ({ key }: LocalEndpoint): string =>
+    `${key.variable} from ${key.source === 'environment' ? 'the environment' : dotEnvPath}`;
   lines.push(
     'Local webhook receiver is ready.',
-    `  Webhook URL:  ${webhook.url}`,
-    `  Queue URL:    ${queues.queueUrl}`,
-    `  DLQ URL:      ${queues.dlqUrl}`,
-    `  Key:          ${keyOrigin}`,
-    ...(receiver.inspectorUrl === undefined ? [] : [`  Inspector:    ${receiver.inspectorUrl}`]),
-    `  Messages:     ${describeRestored(queues.restored, config)}`,
+    ...endpoints.map((endpoint) =>
+      endpoint.name === undefined
+        ? row('Webhook URL', endpoint.url)
+        : row(`Endpoint ${endpoint.name}`, `${endpoint.url}  (key ${keyOrigin(endpoint)})`),
+    ),
+    row('Queue URL', queues.queueUrl),
+    row('DLQ URL', queues.dlqUrl),
+    ...(named ? [] : endpoints.map((endpoint) => row('Key', keyOrigin(endpoint)))),
+    ...(receiver.inspectorUrl === undefined ? [] : [row('Inspector', receiver.inspectorUrl)]),
+    row('Messages', describeRestored(queues.restored, config)),
     '',
     'Send a signed test booking (in another terminal):',
-    `  npm run send -- --url ${webhook.url}`,
+    ...endpoints.map(({ name, url }) =>
+      name === undefined
+        ? `  npm run send -- --url ${url}`
+        : `  npm run send -- --endpoint ${name} --url ${url}`,
+    ),
     'Then read what arrived in the queue:',
     `  npm run consume -- --queue-url ${queues.queueUrl}`,
   );
-  if (key.source === 'environment') {
-    lines.push('(send signs with WEBHOOK_SECRET: export the same value in that terminal)');
+  const exported = endpoints.filter(({ key }) => key.source === 'environment');
+  if (exported.length > 0) {
+    const variables = exported.map(({ key }) => key.variable).join(', ');
+    lines.push(`(send signs with ${variables}: export the same value in that terminal)`);
   }
   if (!['127.0.0.1', '::1', 'localhost'].includes(host)) {
     lines.push(
@@ -114,6 +131,11 @@ function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: strin
   }
   lines.push('', 'Press Ctrl-C to stop.');
   return lines.join('\n');
+}
+
+/** One aligned line of the banner's list, e.g. `  Queue URL:    http://…`. */
+function row(label: string, value: string): string {
+  return `  ${`${label}:`.padEnd(13)} ${value}`;
 }
 
 /** One clear line for the failures a user can fix: a port in use, a bad receiver setting. */
@@ -152,12 +174,13 @@ const io = processIo();
 const status = await runTool(
   io,
   { name: 'start', usage: USAGE },
-  () => {
+  async () => {
     const { help, fresh } = parseToolArgs(process.argv.slice(2), {
       fresh: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     });
-    return help ? 'help' : { ...readStartConfig(io.env), fresh };
+    if (help) return 'help';
+    return { ...readStartConfig(io.env, process.cwd(), await readDotEnv(DOTENV_FILE)), fresh };
   },
   run,
 );

@@ -36,6 +36,12 @@ export interface WebhookServerOptions {
   /** The production handler to call for every request to {@link WEBHOOK_PATH}. */
   readonly handler: ProxyHandler;
   /**
+   * Named endpoints (`ENDPOINTS`): every `/webhook/<name>` goes to the handler, which answers 404
+   * for a name it does not serve, as deployed; `/webhook` itself is then 404 here.
+   * @default false: `/webhook` only
+   */
+  readonly namedEndpoints?: boolean;
+  /**
    * The receiver's `MAX_BODY_BYTES`: a larger body is answered 413 as soon as `Content-Length` or
    * the bytes received exceed it, and at most this plus one read (64 KiB) is ever held in memory.
    */
@@ -93,7 +99,8 @@ export interface WebhookServer {
 
 /**
  * Serves the receiver over plain HTTP the way API Gateway fronts it: requests to
- * {@link WEBHOOK_PATH} (any method, so the handler answers 405 itself) become REST proxy events for
+ * {@link WEBHOOK_PATH}, or to `/webhook/<name>` with named endpoints (any method, so the handler
+ * answers 405 itself) become REST proxy events for
  * `handler`, and its result becomes the response; every other path is 404, a target that is not a
  * path (`*`, absolute-form) is 400, a body over `maxBodyBytes` is 413 and a handler that throws is
  * 502. Calls reach the handler one at a time, as in one Lambda execution environment, so each log
@@ -153,7 +160,7 @@ async function serve(
     await options.inspector(request, response);
     return;
   }
-  if (pathname !== WEBHOOK_PATH) {
+  if (!isWebhookPath(pathname, options.namedEndpoints ?? false)) {
     discardBody(request);
     writeJson(response, 404, { message: 'Not Found' });
     return;
@@ -196,6 +203,15 @@ async function serve(
     statusCode: parts.statusCode,
     responseBody: String(parts.body),
   });
+}
+
+/** `/webhook`, or with named endpoints `/webhook/<one path segment>`. */
+function isWebhookPath(pathname: string | undefined, namedEndpoints: boolean): boolean {
+  if (!namedEndpoints) return pathname === WEBHOOK_PATH;
+  const name = pathname?.startsWith(`${WEBHOOK_PATH}/`)
+    ? pathname.slice(WEBHOOK_PATH.length + 1)
+    : '';
+  return name !== '' && !name.includes('/');
 }
 
 function isInspectorPath(pathname: string | undefined): boolean {

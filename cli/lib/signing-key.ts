@@ -2,6 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { describeSecretKeyFailure, keyFromSecretValue } from '../../lambda/core/secret-value.js';
+import { DOTENV_FILE, findWebhookSecret, readDotEnv } from '../../local/dotenv.js';
+import {
+  ENDPOINTS_VARIABLE,
+  endpointKeyVariable,
+  endpointsFrom,
+} from '../../local/start-config.js';
 import { type ToolIo, UsageError } from './tool-io.js';
 
 /** The variable naming the field of a JSON secret that holds the key, as for the receiver. */
@@ -16,7 +22,10 @@ export interface SigningKey {
   readonly key: string;
   /** The key exactly as read, kept so a tool can tell when whitespace around it matters. */
   readonly raw: string;
-  /** Where it came from, for messages: `--secret-file`, `WEBHOOK_SECRET` or `--secret-id`. */
+  /**
+   * Where it came from, for messages: `--secret-file`, `WEBHOOK_SECRET`, an endpoint's
+   * `WEBHOOK_SECRET_<NAME>` or `--secret-id`.
+   */
   readonly source: string;
 }
 
@@ -78,6 +87,38 @@ export function refuseKeyArguments(args: readonly string[]): void {
   }
 }
 
+/**
+ * The local key of endpoint `name` (`--endpoint`): `WEBHOOK_SECRET_<NAME>` from the environment,
+ * else from the `.env` that `npm start` writes, once `ENDPOINTS` (environment, else `.env`) is
+ * found to list the endpoint.
+ *
+ * @param name - the `--endpoint` value
+ * @param io - environment and the project directory holding `.env`
+ * @throws {UsageError} naming the endpoint when `ENDPOINTS` does not list it or it has no key
+ */
+export async function readEndpointKey(
+  name: string,
+  io: Pick<ToolIo, 'env' | 'projectDir'>,
+): Promise<SigningKey> {
+  const dotEnvPath = resolve(io.projectDir, DOTENV_FILE);
+  const endpoints = endpointsFrom(io.env, await readDotEnv(dotEnvPath));
+  if (!endpoints?.includes(name)) {
+    const known =
+      endpoints === undefined
+        ? `${ENDPOINTS_VARIABLE} is not set (in the environment or .env)`
+        : `${ENDPOINTS_VARIABLE} lists ${endpoints.join(', ')}`;
+    throw new UsageError(`unknown endpoint '${name}': ${known}`);
+  }
+  const variable = endpointKeyVariable(name);
+  const found = await findWebhookSecret(io.env, dotEnvPath, variable);
+  if (found === undefined) {
+    throw new UsageError(
+      `no key for endpoint '${name}': set ${variable}, or run npm start once with ${ENDPOINTS_VARIABLE} (it writes .env)`,
+    );
+  }
+  return { key: found.secret, raw: found.secret, source: variable };
+}
+
 /** Result of {@link readSecretIdKey}: the key, or a message saying why there is none. */
 export type SecretIdKeyResult =
   | { readonly ok: true; readonly key: SigningKey }
@@ -131,25 +172,32 @@ export type KeyOption = SigningKey | { readonly secretId: string };
 
 /**
  * The key options of `sign` and `verify` at parse time: `--secret-id` (read later, see
- * {@link resolveKeyOption}), else `--secret-file` or `WEBHOOK_SECRET` (read now).
+ * {@link resolveKeyOption}), else `--endpoint` ({@link readEndpointKey}), `--secret-file` or
+ * `WEBHOOK_SECRET` (read now).
  *
- * @param values - the parsed `--secret-id` and `--secret-file`
- * @param io - environment and working directory
- * @throws {UsageError} when both are given, or as {@link readSigningKey}
+ * @param values - the parsed `--secret-id`, `--secret-file` and `--endpoint`
+ * @param io - environment, working directory and project directory
+ * @throws {UsageError} when more than one is given, or as {@link readSigningKey} and
+ *   {@link readEndpointKey}
  */
 export async function keyOption(
   values: {
     readonly 'secret-id'?: string | undefined;
     readonly 'secret-file'?: string | undefined;
+    readonly endpoint?: string | undefined;
   },
-  io: Pick<ToolIo, 'env' | 'cwd'>,
+  io: Pick<ToolIo, 'env' | 'cwd' | 'projectDir'>,
 ): Promise<KeyOption> {
-  const secretId = values['secret-id'];
-  if (secretId === undefined) return readSigningKey(values['secret-file'], io);
-  if (values['secret-file'] !== undefined) {
-    throw new UsageError('give --secret-id or --secret-file, not both');
+  const given = (['secret-id', 'secret-file', 'endpoint'] as const).filter(
+    (name) => values[name] !== undefined,
+  );
+  if (given.length > 1) {
+    throw new UsageError(`give ${given.map((name) => `--${name}`).join(' or ')}, not both`);
   }
-  return { secretId };
+  const secretId = values['secret-id'];
+  if (secretId !== undefined) return { secretId };
+  if (values.endpoint !== undefined) return readEndpointKey(values.endpoint, io);
+  return readSigningKey(values['secret-file'], io);
 }
 
 /**

@@ -60,11 +60,17 @@ export const CONFIG_DEFAULTS = {
  * every webhook with an error.
  *
  * @param env - the environment to read, `process.env` by default
+ * @param endpoints - the endpoints and their keys when the caller holds them already (the local
+ *   run's `WEBHOOK_SECRET_<NAME>` keys); by default read from `SECRET_ID`, `WEBHOOK_SECRET` and
+ *   `ENDPOINT_SECRET_IDS`
  * @throws {ConfigError} when a variable is missing or invalid
  */
-export function loadConfig(env: Environment = process.env): ReceiverConfig {
+export function loadConfig(
+  env: Environment = process.env,
+  endpoints: EndpointsConfig = endpointsFrom(env),
+): ReceiverConfig {
   return {
-    endpoints: endpointsFrom(env),
+    endpoints,
     secretJsonField: readVariable(env, 'SECRET_JSON_FIELD'),
     queueUrl: queueUrlFrom(env),
     toleranceSeconds: integerFrom(env, 'SIGNATURE_TOLERANCE_SECONDS', 1),

@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { diagnoseSignature } from '../../cli/lib/diagnose-signature.js';
 import type { VerifyFailureReason } from '../../lambda/core/index.js';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
+import type { LocalWebhookSecret } from '../dotenv.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { INSPECTOR_PATH } from '../webhook-server.js';
 import { type InspectorMode, refusalOf } from './access.js';
@@ -17,8 +18,12 @@ export interface InspectorOptions {
   readonly mode: Exclude<InspectorMode, 'off'>;
   /** `HOST` the local server listens on. */
   readonly listenHost: string;
-  /** The local key: used for 401 diagnoses and fresh signatures, never shown. */
-  readonly key: string;
+  /**
+   * The local key of the endpoint a path names (`/webhook`, or `/webhook/<name>` with
+   * `ENDPOINTS`), `undefined` for a path naming none: used for 401 diagnoses and fresh
+   * signatures, never shown.
+   */
+  readonly keyOf: (pathname: string) => LocalWebhookSecret | undefined;
   /** Base URL of the local server (known once it listens), for replays. */
   readonly origin: () => string;
 }
@@ -53,23 +58,27 @@ export function createInspector(options: InspectorOptions): Inspector {
   const store = new DeliveryStore();
   const tracker = new MessageTracker(store);
   const streams = new Set<ServerResponse>();
-  const signingKey = { key: options.key, raw: options.key, source: 'WEBHOOK_SECRET' };
+  const keyOfTarget = (target: string): LocalWebhookSecret | undefined =>
+    options.keyOf(new URL(target, 'http://localhost').pathname);
 
-  const diagnose = (header: string, body: Buffer, reason: string, now: number): string[] => {
-    if (!REASONS_WITH_DIAGNOSIS.has(reason)) return [];
-    const parsed = parseSignatureHeader(header);
-    return diagnoseSignature({
-      header,
-      body,
-      key: signingKey,
-      now,
-      reason: reason as VerifyFailureReason,
-      timestamp: parsed.ok ? parsed.header.timestamp : undefined,
-    });
-  };
+  const diagnoseFor =
+    (target: string) =>
+    (header: string, body: Buffer, reason: string, now: number): string[] => {
+      const key = keyOfTarget(target);
+      if (key === undefined || !REASONS_WITH_DIAGNOSIS.has(reason)) return [];
+      const parsed = parseSignatureHeader(header);
+      return diagnoseSignature({
+        header,
+        body,
+        key: { key: key.secret, raw: key.secret, source: key.variable },
+        now,
+        reason: reason as VerifyFailureReason,
+        timestamp: parsed.ok ? parsed.header.timestamp : undefined,
+      });
+    };
 
   const onDelivery = (observed: ObservedDelivery): void => {
-    const stored = describeDelivery(observed, diagnose);
+    const stored = describeDelivery(observed, diagnoseFor(observed.target));
     const { detail } = stored;
     const message =
       detail.reason === 'queued'
@@ -135,9 +144,10 @@ export function createInspector(options: InspectorOptions): Inspector {
         message: 'the body was above 64 KiB and is kept truncated: it cannot be replayed exactly',
       });
     }
+    const freshKey = fresh ? keyOfTarget(stored.target) : undefined;
     const answer = await replayDelivery(stored, {
       origin: options.origin(),
-      ...(fresh ? { freshSignatureKey: options.key } : {}),
+      ...(freshKey === undefined ? {} : { freshSignatureKey: freshKey.secret }),
     });
     if (answer.requestId !== undefined) store.update(answer.requestId, { replayOf: id });
     const replayed = answer.requestId === undefined ? undefined : store.get(answer.requestId);

@@ -35,12 +35,18 @@ async function queueDepth(): Promise<number> {
   );
 }
 
-async function enqueue(body: string, event = 'event_booked'): Promise<void> {
+/** Queues `body` as the receiver does, with the `endpoint` attribute when one is given. */
+async function enqueue(body: string, event = 'event_booked', endpoint?: string): Promise<void> {
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: queues.queueUrl,
       MessageBody: body,
-      MessageAttributes: { event: { DataType: 'String', StringValue: event } },
+      MessageAttributes: {
+        event: { DataType: 'String', StringValue: event },
+        ...(endpoint === undefined
+          ? {}
+          : { endpoint: { DataType: 'String', StringValue: endpoint } }),
+      },
     }),
   );
 }
@@ -96,6 +102,27 @@ describe('Function: main (consume)', () => {
       receiveCount: 1,
       attributes: { event: 'event_booked' },
       body,
+    });
+  });
+
+  it('prints the endpoint each message was sent to, and --json carries it', async () => {
+    // Prepare
+    await enqueue(fixedBooking('100003'), 'event_booked', 'eu');
+    await enqueue(fixedBooking('100004'), 'event_booked', 'us-west');
+
+    // Act
+    const pretty = await consume(['--queue-url', queues.queueUrl]);
+    await enqueue(fixedBooking('100005'), 'event_booked', 'eu');
+    const json = await consume(['--queue-url', queues.queueUrl, '--json']);
+
+    // Assess
+    expect(pretty.out.map((line) => line.split(' | event_booked')[0]).sort()).toEqual([
+      'endpoint eu | booking 100003',
+      'endpoint us-west | booking 100004',
+    ]);
+    expect(JSON.parse(json.out[0] ?? '')).toMatchObject({
+      endpoint: 'eu',
+      attributes: { event: 'event_booked', endpoint: 'eu' },
     });
   });
 

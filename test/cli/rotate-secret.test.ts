@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
   ListSecretVersionIdsCommand,
   PutSecretValueCommand,
@@ -11,6 +12,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   applyRotation,
+  endpointSecretOutputKey,
   formatVersions,
   listSecretVersions,
   main,
@@ -332,6 +334,112 @@ describe('Function: main (rotate-secret)', () => {
     expect(result.err.join('\n')).not.toContain('sk_live_pasted_key');
     expect(result.err).toEqual([expect.stringContaining('cannot read the key file (ENOENT)')]);
     expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+  });
+
+  describe('--endpoint', () => {
+    const cloudFormation = mockClient(CloudFormationClient);
+    const EU_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:webhook-eu-AbCdEf';
+
+    beforeEach(() => {
+      cloudFormation.reset();
+      cloudFormation.on(DescribeStacksCommand).resolves({
+        Stacks: [
+          {
+            StackName: 'Bookings',
+            CreationTime: new Date(),
+            StackStatus: 'CREATE_COMPLETE',
+            Outputs: [
+              { OutputKey: 'WebhookUrlEu', OutputValue: 'https://example.com/webhook/eu' },
+              { OutputKey: 'SecretArnEu', OutputValue: EU_ARN },
+              { OutputKey: 'SecretArnUsWest', OutputValue: `${EU_ARN}-us` },
+            ],
+          },
+        ],
+      });
+    });
+
+    afterAll(() => {
+      cloudFormation.restore();
+    });
+
+    it("rotates the secret of the stack's SecretArn<Name> output and no other", async () => {
+      // Prepare
+      secret.put('old-key');
+      await writeFile(join(dir, 'eu.key'), 'new-eu-key\n');
+
+      // Act
+      const result = await rotate([
+        '--endpoint',
+        'eu',
+        '--stack-name',
+        'Bookings',
+        '--put',
+        'eu.key',
+      ]);
+
+      // Assess
+      expect(result.status).toBe(0);
+      expect(result.out[0]).toBe(`Endpoint eu: ${EU_ARN}`);
+      expect(cloudFormation.commandCalls(DescribeStacksCommand)[0]?.args[0].input).toEqual({
+        StackName: 'Bookings',
+      });
+      expect(
+        secretsManager.commandCalls(PutSecretValueCommand).map((call) => call.args[0].input),
+      ).toEqual([{ SecretId: EU_ARN, SecretString: 'new-eu-key' }]);
+      expect(stagesOf()).toEqual({ 'version-1': ['AWSPREVIOUS'], 'version-2': ['AWSCURRENT'] });
+    });
+
+    it('exits 2 naming the endpoint when the stack has no secret for it, changing nothing', async () => {
+      // Act
+      const result = await rotate(['--endpoint', 'apac', '--promote']);
+
+      // Assess
+      expect(result.status).toBe(2);
+      expect(result.err).toEqual([
+        "unknown endpoint 'apac': stack WebhookReceiver has no output SecretArnApac (its endpoint secrets: SecretArnEu, SecretArnUsWest) (see npm run rotate-secret -- --help)",
+      ]);
+      expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
+    });
+
+    it("exits 1 with CloudFormation's answer when the stack cannot be read", async () => {
+      // Prepare
+      cloudFormation.on(DescribeStacksCommand).rejects(
+        Object.assign(new Error('Stack with id Nope does not exist'), {
+          name: 'ValidationError',
+        }),
+      );
+
+      // Act
+      const result = await rotate(['--endpoint', 'eu', '--stack-name', 'Nope', '--promote']);
+
+      // Assess
+      expect(result.status).toBe(1);
+      expect(result.err).toEqual([
+        'CloudFormation: ValidationError: Stack with id Nope does not exist',
+      ]);
+    });
+
+    it.each([
+      [['--endpoint', 'EU', '--promote'], "unknown endpoint 'EU': a name is 1 to 32 characters"],
+      [['--endpoint', 'eu', '--secret-id', SECRET_ID, '--promote'], 'not both'],
+      [['--secret-id', SECRET_ID, '--stack-name', 'Bookings', '--promote'], '--endpoint only'],
+    ])('exits 2 on the usage error %j without calling AWS', async (args, message) => {
+      // Act
+      const result = await rotate(args);
+
+      // Assess
+      expect(result.status).toBe(2);
+      expect(result.err).toEqual([expect.stringContaining(message)]);
+      expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(0);
+    });
+
+    it('names the output in PascalCase without hyphens', () => {
+      // Act
+      const keys = ['eu', 'eu-west-2'].map(endpointSecretOutputKey);
+
+      // Assess
+      expect(keys).toEqual(['SecretArnEu', 'SecretArnEuWest2']);
+    });
   });
 
   it.each([

@@ -1,91 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postWebhook } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
 import { closeServer, listen } from '../../local/net.js';
 import { receiveAndDeleteAll } from '../support/drain.js';
 import { makeScratchDir } from '../support/scratch-dir.js';
+import {
+  bannerValue,
+  killStartedProcessesAfterEach,
+  postSignedBooking,
+  ready,
+  startProcess,
+} from '../support/start-process.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-const START = join(ROOT, 'local/start.ts');
-
-/** Children still running, stopped after each test even when it failed half-way. */
-const running = new Set<ChildProcess>();
-
-afterEach(() => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
-/** `npm start` as a child process, with what it printed so far. */
-interface StartedProcess {
-  readonly child: ChildProcess;
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-  readonly exit: Promise<number | null>;
-}
-
-/**
- * Runs `local/start.ts` the way `npm start` does (node + tsx), in `cwd`, on free ports, with
- * none of the caller's receiver settings: a clean first run.
- */
-function startProcess(cwd: string, env: NodeJS.ProcessEnv = {}): StartedProcess {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/.test(name),
-    ),
-  );
-  const child = spawn(process.execPath, ['--import', TSX, START], {
-    cwd,
-    env: {
-      ...inherited,
-      PORT: '0',
-      LOCAL_SQS_PORT: '0',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  running.add(child);
-  void exit.then(() => running.delete(child));
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
-}
-
-/** Resolves with stdout once the banner is complete; rejects if the process exits first. */
-async function ready(started: StartedProcess): Promise<string> {
-  const banner = new Promise<string>((resolveBanner) => {
-    const check = (): void => {
-      if (started.stdout().includes('Press Ctrl-C to stop.')) resolveBanner(started.stdout());
-    };
-    started.child.stdout?.on('data', check);
-    check();
-  });
-  const exited = started.exit.then((code) => {
-    throw new Error(`start exited with ${code} before it was ready:\n${started.stderr()}`);
-  });
-  return Promise.race([banner, exited]);
-}
-
-function bannerValue(banner: string, label: string): string {
-  const value = new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
-  if (value === undefined) throw new Error(`no '${label}' in:\n${banner}`);
-  return value;
-}
+killStartedProcessesAfterEach();
 
 describe('npm start (end to end)', () => {
   let cwd: string;
@@ -188,14 +119,9 @@ describe('npm start (end to end)', () => {
     const key = /^WEBHOOK_SECRET=([0-9a-f]{64})$/m.exec(dotEnv)?.[1] ?? '';
     const started = startProcess(cwd, { SECRET_ID: 'webhook-signing-key' });
     const banner = await ready(started);
-    const body = buildBookingPayload();
 
     // Act
-    const answer = await postWebhook(
-      bannerValue(banner, 'Webhook URL'),
-      Buffer.from(body),
-      signPayload(body, key, Math.floor(Date.now() / 1000)),
-    );
+    const answer = await postSignedBooking(bannerValue(banner, 'Webhook URL'), key);
     started.child.kill('SIGTERM');
     const exitCode = await started.exit;
 

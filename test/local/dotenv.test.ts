@@ -64,7 +64,11 @@ describe('Function: findWebhookSecret', () => {
     const found = await findWebhookSecret({ WEBHOOK_SECRET: ' from-env\n' }, dotEnvPath);
 
     // Assess
-    expect(found).toEqual({ secret: 'from-env', source: 'environment' });
+    expect(found).toEqual({
+      secret: 'from-env',
+      variable: 'WEBHOOK_SECRET',
+      source: 'environment',
+    });
   });
 
   it('treats a blank environment value as unset and falls back to the file', async () => {
@@ -75,7 +79,7 @@ describe('Function: findWebhookSecret', () => {
     const found = await findWebhookSecret({ WEBHOOK_SECRET: '  ' }, dotEnvPath);
 
     // Assess
-    expect(found).toEqual({ secret: 'from-file', source: 'dotenv' });
+    expect(found).toEqual({ secret: 'from-file', variable: 'WEBHOOK_SECRET', source: 'dotenv' });
   });
 });
 
@@ -88,8 +92,26 @@ describe('Function: ensureWebhookSecret', () => {
     // Assess
     expect(first.source).toBe('generated');
     expect(first.secret).toMatch(/^[0-9a-f]{64}$/);
-    expect(second).toEqual({ secret: first.secret, source: 'dotenv' });
+    expect(second).toEqual({ secret: first.secret, variable: 'WEBHOOK_SECRET', source: 'dotenv' });
     expect(await readFile(dotEnvPath, 'utf8')).toBe(`WEBHOOK_SECRET=${first.secret}\n`);
     expect((await stat(dotEnvPath)).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('Function: ensureWebhookSecret (an endpoint key)', () => {
+  it("appends a missing endpoint's key under its own variable and leaves the other lines alone", async () => {
+    // Prepare
+    await writeFile(dotEnvPath, 'ENDPOINTS=eu,us\nWEBHOOK_SECRET_US=us-key');
+
+    // Act
+    const us = await ensureWebhookSecret({}, dotEnvPath, 'WEBHOOK_SECRET_US');
+    const eu = await ensureWebhookSecret({}, dotEnvPath, 'WEBHOOK_SECRET_EU');
+
+    // Assess
+    expect(us).toEqual({ secret: 'us-key', variable: 'WEBHOOK_SECRET_US', source: 'dotenv' });
+    expect(eu).toMatchObject({ variable: 'WEBHOOK_SECRET_EU', source: 'generated' });
+    expect(await readFile(dotEnvPath, 'utf8')).toBe(
+      `ENDPOINTS=eu,us\nWEBHOOK_SECRET_US=us-key\nWEBHOOK_SECRET_EU=${eu.secret}\n`,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../cli/lib/tool-io.js';
-import { readStartConfig } from '../../local/start-config.js';
+import { endpointKeyVariable, endpointsFrom, readStartConfig } from '../../local/start-config.js';
 
 describe('Function: readStartConfig', () => {
   it('defaults to port 3000 on loopback and the queue on 9324', () => {
@@ -67,5 +67,59 @@ describe('Function: readStartConfig', () => {
     // Assess
     expect(read).toThrow(UsageError);
     expect(read).toThrow("INSPECTOR must be 'on' or 'off' (unset: loopback only), got 'yes'");
+  });
+});
+
+describe('Function: endpointsFrom', () => {
+  it('reads ENDPOINTS from the environment before .env, trimming each name', () => {
+    // Act
+    const fromEnv = endpointsFrom({ ENDPOINTS: ' eu , us-west ' }, { ENDPOINTS: 'apac' });
+    const fromDotEnv = endpointsFrom({}, { ENDPOINTS: 'apac' });
+
+    // Assess
+    expect(fromEnv).toEqual(['eu', 'us-west']);
+    expect(fromDotEnv).toEqual(['apac']);
+  });
+
+  it('is undefined (the single endpoint /webhook) when unset in both, or blank in the environment whatever .env says', () => {
+    // Act
+    const unset = endpointsFrom({}, {});
+    const blank = endpointsFrom({ ENDPOINTS: ' ' }, { ENDPOINTS: 'eu,us' });
+
+    // Assess
+    expect(unset).toBeUndefined();
+    expect(blank).toBeUndefined();
+  });
+
+  it.each([
+    ['an upper-case name', 'eu,US', "ENDPOINTS: endpoint name 'US' must be 1 to 32 characters"],
+    ['an empty entry', 'eu,,us', "ENDPOINTS: endpoint name '' must be"],
+    ['a name of 33 characters', 'a'.repeat(33), `endpoint name '${'a'.repeat(33)}' must be`],
+    ['a name twice', 'eu,us,eu', "ENDPOINTS names endpoint 'eu' twice"],
+  ])('refuses %s with a usage error naming it', (_, text, message) => {
+    // Act
+    const read = () => endpointsFrom({ ENDPOINTS: text }, {});
+
+    // Assess
+    expect(read).toThrow(UsageError);
+    expect(read).toThrow(message);
+  });
+
+  it('is part of the start configuration', () => {
+    // Act
+    const config = readStartConfig({}, '/checkout', { ENDPOINTS: 'eu,us' });
+
+    // Assess
+    expect(config.endpoints).toEqual(['eu', 'us']);
+  });
+});
+
+describe('Function: endpointKeyVariable', () => {
+  it('names the key variable after the endpoint, upper-cased with - as _', () => {
+    // Act
+    const variables = ['eu', 'eu-west-2'].map(endpointKeyVariable);
+
+    // Assess
+    expect(variables).toEqual(['WEBHOOK_SECRET_EU', 'WEBHOOK_SECRET_EU_WEST_2']);
   });
 });

@@ -49,6 +49,42 @@ describe('Function: startWebhookServer', () => {
     server = undefined;
   });
 
+  it('hands every /webhook/<name> to the handler with named endpoints, and answers 404 itself for other paths', async () => {
+    // Prepare
+    const { handler, events } = recordingHandler();
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler,
+      namedEndpoints: true,
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
+    const paths = [
+      '/webhook/eu',
+      '/webhook/any-name?x=1',
+      '/webhook',
+      '/webhook/',
+      '/webhook/eu/x',
+    ];
+
+    // Act
+    const statuses = [];
+    for (const path of paths) {
+      const response = await fetch(new URL(path, server.url), { method: 'POST', body: '{}' });
+      statuses.push(`${path} ${response.status}`);
+    }
+
+    // Assess
+    expect(statuses).toEqual([
+      '/webhook/eu 200',
+      '/webhook/any-name?x=1 200',
+      '/webhook 404',
+      '/webhook/ 404',
+      '/webhook/eu/x 404',
+    ]);
+    expect(events.map((event) => event.path)).toEqual(['/webhook/eu', '/webhook/any-name']);
+  });
+
   it('hands the handler the exact request and answers with its result', async () => {
     // Prepare
     const { handler, events } = recordingHandler({

@@ -24,6 +24,7 @@ export function startLocalReceiverInProcess(
     host: '127.0.0.1',
     localSqsPort: 0,
     inspector,
+    endpoints: undefined,
     env: process.env,
     stateDir: join(dir, 'queues'),
     dotEnvPath: join(dir, '.env'),

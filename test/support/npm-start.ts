@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /** Caller settings that must not leak into the child: it gets its own key, ports and queue. */
-const NOT_INHERITED = /^(WEBHOOK_SECRET|SECRET_ID|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_|npm_)/;
+const NOT_INHERITED =
+  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_|npm_)/;
 
 /** A real `npm start` (npm, the shell it runs, and node with local/start.ts) in the checkout. */
 export interface NpmStart {
@@ -33,7 +34,8 @@ export function spawnNpmStart(env: Record<string, string>, args: readonly string
   );
   const npm = spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], {
     cwd: ROOT,
-    env: { ...inherited, PORT: '0', LOCAL_SQS_PORT: '0', ...env },
+    // ENDPOINTS empty: the single endpoint, whatever a developer's .env in the checkout says.
+    env: { ...inherited, PORT: '0', LOCAL_SQS_PORT: '0', ENDPOINTS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

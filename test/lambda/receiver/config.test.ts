@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../lambda/receiver/config.js';
+import { ConfigError, type EndpointsConfig, loadConfig } from '../../../lambda/receiver/config.js';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-events';
 const MINIMAL = { SECRET_ID: 'webhook/signing-key', QUEUE_URL };
@@ -88,6 +88,21 @@ describe('Function: loadConfig', () => {
       kind: 'single',
       keySource: { kind: 'static', key: 'local-key' },
     });
+  });
+
+  it('takes the endpoints given by the caller instead of reading key settings (the local run)', () => {
+    // Prepare
+    const endpoints: EndpointsConfig = {
+      kind: 'named',
+      keySources: new Map([['eu', { kind: 'static', key: 'eu-key' }]]),
+    };
+
+    // Act
+    const config = loadConfig({ QUEUE_URL, MAX_BODY_BYTES: '1024' }, endpoints);
+
+    // Assess
+    expect(config.endpoints).toBe(endpoints);
+    expect(config.maxBodyBytes).toBe(1024);
   });
 
   it('treats empty variables as unset, as deploy tools often write them', () => {
