@@ -1,15 +1,19 @@
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { InvalidContextError, readReceiverContext } from '../../lib/context.js';
+import { testOutdir } from './cdk-app.js';
 
 const WEB_ACL_ARN =
   'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
 
-/** Reads the context as the app would see it after `cdk synth -c ...` or cdk.json. */
+/**
+ * Reads the context as the app would see it after `cdk synth -c ...` or cdk.json. The outdir keeps
+ * the app from making a cloud assembly folder in the system temp folder.
+ */
 function read(context: Record<string, unknown>) {
-  return readReceiverContext(new App({ context }).node);
+  return readReceiverContext(new App({ context, outdir: testOutdir() }).node);
 }
 
 describe('Function: readReceiverContext', () => {
