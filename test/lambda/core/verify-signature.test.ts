@@ -48,6 +48,23 @@ describe('Function: verifySignature', () => {
     expect(result).toMatchObject({ ok: true, form: 'as_sent', canonicalBody: pretty.signed });
   });
 
+  it('accepts a body with spaces between tokens and no line breaks, signed over its squashed text', () => {
+    // Prepare
+    const body = compact.body.replace('"event":"event_booked"', '"event": "event_booked"');
+
+    // Act
+    const result = verifySignature(input({ body }));
+
+    // Assess
+    expect(result).toEqual({
+      ok: true,
+      timestamp: compact.t,
+      keyIndex: 0,
+      form: 'as_sent',
+      canonicalBody: compact.body,
+    });
+  });
+
   it('accepts a body given as a Uint8Array that is a view into a larger buffer', () => {
     // Prepare
     const bytes = Buffer.from(`padding${compact.body}padding`, 'utf8');
@@ -135,6 +152,24 @@ describe('Function: verifySignature', () => {
       // Assess
       expect(body).not.toBe(vector.body);
       expect(result).toEqual({ ok: false, reason: 'signature_mismatch', timestamp: vector.t });
+    });
+
+    // Squashing is part of the signed text (spec 5.2 step 2), so a signature over the text as sent
+    // must not verify a body with spaces between tokens: a shortcut that hashed the body as sent
+    // first (no squash) and accepted a match would break this. No line breaks in the body, so no
+    // test on raw control characters decides it.
+    it('when the sender signed a body with spaces between tokens as sent, without squashing it', () => {
+      // Prepare
+      const body = compact.body.replace('"event":"event_booked"', '"event": "event_booked"');
+      const header = signRawBody(body, compact.key, compact.t);
+
+      // Act
+      const result = verifySignature(input({ header, body }));
+
+      // Assess
+      expect(body).not.toBe(compact.body);
+      expect(body).not.toMatch(/[\t\n\r]/);
+      expect(result).toEqual({ ok: false, reason: 'signature_mismatch', timestamp: compact.t });
     });
 
     it('when the key is wrong', () => {
