@@ -12,6 +12,8 @@ const compact = senderVector('php-default-compact');
 const pretty = senderVector('php-pretty-lf');
 const tricky = senderVector('php-tricky-strings-compact');
 const rotation = senderVector('php-two-signatures-during-rotation');
+// The compact call with one space between tokens and no line break.
+const spaced = compact.body.replace('"event":"event_booked"', '"event": "event_booked"');
 
 function input(overrides: Partial<VerifySignatureInput> = {}): VerifySignatureInput {
   return {
@@ -49,20 +51,11 @@ describe('Function: verifySignature', () => {
   });
 
   it('accepts a body with spaces between tokens and no line breaks, signed over its squashed text', () => {
-    // Prepare
-    const body = compact.body.replace('"event":"event_booked"', '"event": "event_booked"');
-
     // Act
-    const result = verifySignature(input({ body }));
+    const result = verifySignature(input({ body: spaced }));
 
     // Assess
-    expect(result).toEqual({
-      ok: true,
-      timestamp: compact.t,
-      keyIndex: 0,
-      form: 'as_sent',
-      canonicalBody: compact.body,
-    });
+    expect(result).toMatchObject({ ok: true, form: 'as_sent', canonicalBody: compact.body });
   });
 
   it('accepts a body given as a Uint8Array that is a view into a larger buffer', () => {
@@ -160,15 +153,14 @@ describe('Function: verifySignature', () => {
     // test on raw control characters decides it.
     it('when the sender signed a body with spaces between tokens as sent, without squashing it', () => {
       // Prepare
-      const body = compact.body.replace('"event":"event_booked"', '"event": "event_booked"');
-      const header = signRawBody(body, compact.key, compact.t);
+      const header = signRawBody(spaced, compact.key, compact.t);
 
       // Act
-      const result = verifySignature(input({ header, body }));
+      const result = verifySignature(input({ header, body: spaced }));
 
       // Assess
-      expect(body).not.toBe(compact.body);
-      expect(body).not.toMatch(/[\t\n\r]/);
+      expect(spaced).not.toBe(compact.body);
+      expect(spaced).not.toMatch(/[\t\n\r]/);
       expect(result).toEqual({ ok: false, reason: 'signature_mismatch', timestamp: compact.t });
     });
 
