@@ -12,6 +12,8 @@ const compact = senderVector('php-default-compact');
 const pretty = senderVector('php-pretty-lf');
 const tricky = senderVector('php-tricky-strings-compact');
 const rotation = senderVector('php-two-signatures-during-rotation');
+// The compact call with one space between tokens and no line break.
+const spaced = compact.body.replace('"event":"event_booked"', '"event": "event_booked"');
 
 function input(overrides: Partial<VerifySignatureInput> = {}): VerifySignatureInput {
   return {
@@ -46,6 +48,14 @@ describe('Function: verifySignature', () => {
 
     // Assess
     expect(result).toMatchObject({ ok: true, form: 'as_sent', canonicalBody: pretty.signed });
+  });
+
+  it('accepts a body with spaces between tokens and no line breaks, signed over its squashed text', () => {
+    // Act
+    const result = verifySignature(input({ body: spaced }));
+
+    // Assess
+    expect(result).toMatchObject({ ok: true, form: 'as_sent', canonicalBody: compact.body });
   });
 
   it('accepts a body given as a Uint8Array that is a view into a larger buffer', () => {
@@ -135,6 +145,23 @@ describe('Function: verifySignature', () => {
       // Assess
       expect(body).not.toBe(vector.body);
       expect(result).toEqual({ ok: false, reason: 'signature_mismatch', timestamp: vector.t });
+    });
+
+    // Squashing is part of the signed text (spec 5.2 step 2), so a signature over the text as sent
+    // must not verify a body with spaces between tokens: a shortcut that hashed the body as sent
+    // first (no squash) and accepted a match would break this. No line breaks in the body, so no
+    // test on raw control characters decides it.
+    it('when the sender signed a body with spaces between tokens as sent, without squashing it', () => {
+      // Prepare
+      const header = signRawBody(spaced, compact.key, compact.t);
+
+      // Act
+      const result = verifySignature(input({ header, body: spaced }));
+
+      // Assess
+      expect(spaced).not.toBe(compact.body);
+      expect(spaced).not.toMatch(/[\t\n\r]/);
+      expect(result).toEqual({ ok: false, reason: 'signature_mismatch', timestamp: compact.t });
     });
 
     it('when the key is wrong', () => {
