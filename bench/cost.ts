@@ -16,16 +16,14 @@ import {
   ONE_VCPU_MEMORY_MB,
   type PricedIngress,
 } from './cost-model.js';
-import { measureHandler } from './handler.js';
+import {
+  CLOUDWATCH_EVENT_OVERHEAD_BYTES,
+  cloudWatchBytesPerCall,
+  measureHandler,
+  PLATFORM_BYTES_PER_CALL,
+} from './handler.js';
 import { PRICE_SOURCES, PRICES } from './prices.js';
 import type { BenchSection, BenchTable } from './section.js';
-
-/**
- * CloudWatch Logs bytes the receiver writes per queued call (its log lines and EMF metrics), as
- * the handler section measured it on 2026-11-22 (bench/results.md). The one input to update when
- * the receiver's logging changes.
- */
-export const RECEIVER_LOG_BYTES_PER_CALL = 854;
 
 /**
  * Assumed SendMessage round trip from Lambda to SQS in the same region, in ms. Not measured here
@@ -54,17 +52,6 @@ const CONSUMER_IDEMPOTENCY_MS_PER_BATCH =
 const CONSUMER_MEMORY_MB = 256;
 
 const INGRESSES: readonly PricedIngress[] = ['http-api', 'rest-api', 'function-url'];
-
-/** Lambda's own lines per invocation in text format (the REPORT line of a warm call), sized with typical values. */
-function platformLogBytes(): number {
-  const requestId = '8f5d3c0e-2b1a-4c7d-9e6f-0a1b2c3d4e5f';
-  const lines = [
-    `START RequestId: ${requestId} Version: $LATEST\n`,
-    `END RequestId: ${requestId}\n`,
-    `REPORT RequestId: ${requestId}\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: ${RECEIVER_MEMORY_MB} MB\tMax Memory Used: 98 MB\t\n`,
-  ];
-  return lines.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
-}
 
 /** Values API Gateway puts in place of the access log variables, typical of one webhook call. */
 const ACCESS_LOG_SAMPLE: Record<string, string> = {
@@ -113,26 +100,37 @@ export const costSection: BenchSection = {
       'rest-api': accessLogBytes(REST_API_ACCESS_LOG_FORMAT.toString()),
       'function-url': 0,
     };
-    const platform = platformLogBytes();
+    // Measured in this run, as CloudWatch Logs meters them (the logs section's figure).
+    const receiverLogBytes = cloudWatchBytesPerCall(handler.queued);
+    const platform = PLATFORM_BYTES_PER_CALL;
     const inputs = (ingress: PricedIngress): CostInputs => ({
       ingress,
       receiverBilledMs,
       receiverMemoryMb: RECEIVER_MEMORY_MB,
       queue: 'standard',
       consumerBatchSize: CONSUMER_BATCH_SIZE,
-      consumerBilledMsPerBatch: CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH,
+      consumerBilledMsPerBatch: CONSUMER_BILLED_MS_PER_BATCH,
       consumerMemoryMb: CONSUMER_MEMORY_MB,
       warmEnvironments: WARM_ENVIRONMENTS,
       secretCacheSeconds: CONFIG_DEFAULTS.SECRET_CACHE_SECONDS,
       secretCallsPerRefresh: 2,
       daysPerMonth: 30,
-      receiverLogBytesPerCall: RECEIVER_LOG_BYTES_PER_CALL,
+      receiverLogBytesPerCall: receiverLogBytes,
       platformLogBytesPerInvocation: platform,
       accessLogBytesPerCall: accessLog[ingress],
-      // The default stack deploys the example consumer with its idempotency table.
+      // The per-ingress lines price the path issue 15 names (front door to consumer); the
+      // idempotency table is its own line and row below, so either figure can be read alone.
+      idempotencyWritesPerRecord: 0,
+    });
+    const withIdempotency = (ingress: PricedIngress): CostInputs => ({
+      ...inputs(ingress),
+      consumerBilledMsPerBatch: CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH,
       idempotencyWritesPerRecord: IDEMPOTENCY_WRITE_REQUESTS.processed,
     });
     const estimates = INGRESSES.map((ingress) => estimateCostPerMillion(inputs(ingress)));
+    const defaultStack = INGRESSES.map((ingress) =>
+      estimateCostPerMillion(withIdempotency(ingress)),
+    );
     const fifo = estimateCostPerMillion({ ...inputs('http-api'), queue: 'fifo' });
     const oneByOne = estimateCostPerMillion({ ...inputs('http-api'), consumerBatchSize: 1 });
     const alarms = alarmCount();
@@ -165,6 +163,11 @@ export const costSection: BenchSection = {
         }),
         ['Total per million calls', '', ...estimates.map((estimate) => usd(estimate.totalUsd))],
         [
+          'Total with the idempotency table (the default stack)',
+          '',
+          ...defaultStack.map((estimate) => usd(estimate.totalUsd)),
+        ],
+        [
           `Fixed per month: 1 secret + ${alarms} alarms`,
           fixed.lines.map((line) => line.listPrice).join(' + '),
           ...INGRESSES.map(() => usd(fixed.totalUsd)),
@@ -173,10 +176,10 @@ export const costSection: BenchSection = {
       notes: [
         ...summary,
         `Receiver duration: ${receiverBilledMs} ms billed per call at ${RECEIVER_MEMORY_MB} MB = the measured in-process p99 of a queued call (${handler.queued.p99Ms.toFixed(2)} ms, handler section) x ${ONE_VCPU_MEMORY_MB}/${RECEIVER_MEMORY_MB} (the vCPU share of ${RECEIVER_MEMORY_MB} MB), + ${SQS_ROUND_TRIP_MS} ms assumed for the SendMessage round trip, rounded up to 1 ms. Conservative: p99 rather than the median (${handler.queued.medianMs.toFixed(2)} ms), and the whole time scaled, though only CPU work slows down.`,
-        `CloudWatch Logs per call: ${RECEIVER_LOG_BYTES_PER_CALL} bytes of receiver log and EMF (RECEIVER_LOG_BYTES_PER_CALL, from the handler section of 2026-11-22; this run measured ${handler.queued.outputBytes.toFixed(0)}), ${platform} bytes of Lambda START/END/REPORT lines per invocation (receiver, and consumer per batch), and the access log line rendered from the construct's own format: ${accessLog['http-api']} bytes (HTTP API), ${accessLog['rest-api']} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
+        `CloudWatch Logs per call: ${receiverLogBytes.toFixed(0)} bytes of receiver log and EMF per queued call, measured in this run as CloudWatch meters them (each line's bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES}; see the logs section), ${platform} bytes of Lambda START/END/REPORT lines per invocation at Lambda's default system log level (receiver, and consumer per batch), and the access log line rendered from the construct's own format: ${accessLog['http-api']} bytes (HTTP API), ${accessLog['rest-api']} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
         `SQS: the receiver's SendMessage per call, and per consumer batch of ${CONSUMER_BATCH_SIZE} (the construct's consumerBatchSize) one ReceiveMessage and one DeleteMessageBatch. At a steady 0.4 calls per second the 1 s batching window fills batches of about 1: priced with batches of 1, http-api costs ${usd(oneByOne.totalUsd)}. The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included. With a FIFO queue, http-api costs ${usd(fifo.totalUsd)}.`,
         `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured: ${CONSUMER_BILLED_MS_PER_BATCH} ms of work, + ${IDEMPOTENCY_WRITE_REQUESTS.processed} DynamoDB writes of ${DYNAMODB_ROUND_TRIP_MS} ms each, the records of a batch in parallel).`,
-        `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, included in each total above; each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
+        `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, in the second total above (not in the first, nor in the cost per million lines); each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
         `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${CONFIG_DEFAULTS.SECRET_CACHE_SECONDS} s) with 2 calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
         'Not included: free tiers (all would lower the figures), data transfer, X-Ray (tracing is off by default), a WAF web ACL (rest-api with webAclArn). SQS-managed encryption is free.',
         `Prices (${PRICES.region}, read ${PRICES.date}): ${[...new Set(Object.values(PRICE_SOURCES))].join(', ')}.`,

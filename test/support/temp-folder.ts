@@ -18,7 +18,8 @@ export function setup(): () => void {
 }
 
 function teardown(): void {
-  const left = readdirSync(TEST_TMPDIR);
+  // tsx keeps its compile cache in `tsx-<uid>` under the temp folder by design: not a leak.
+  const left = readdirSync(TEST_TMPDIR).filter((name) => !/^tsx-\d+$/.test(name));
   if (left.length > 0) {
     process.stderr.write(
       `Temporary files left behind by the tests (removed now): ${left.slice(0, 20).join(', ')}\n`,
