@@ -8,7 +8,13 @@ import { resolve } from 'node:path';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
 import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
-import { keyOption, refuseKeyArguments, resolveKeyOption } from './lib/signing-key.js';
+import {
+  KEY_OPTIONS_USAGE,
+  KEY_SOURCES_USAGE,
+  keyOption,
+  refuseKeyArguments,
+  resolveKeyOption,
+} from './lib/signing-key.js';
 import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './lib/tool-io.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent sign -- --body-file PATH [--t SECONDS]
@@ -20,15 +26,10 @@ and nothing else on stdout.
 
   --body-file PATH     the JSON body to sign, sent as is
   --t SECONDS          the timestamp to sign at, in Unix seconds (default: now)
-  --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
-  --secret-id ID       use the AWSCURRENT key of this Secrets Manager secret, read as the
-                       receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
-  --endpoint NAME      use the local key of endpoint NAME of npm start's ENDPOINTS:
-                       WEBHOOK_SECRET_<NAME> (name upper-cased, - as _), else from .env
+${KEY_OPTIONS_USAGE}
   --help               show this help
 
-The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file,
---secret-id or --endpoint, never from an argument; surrounding whitespace is trimmed.
+${KEY_SOURCES_USAGE}
 
 Exit status: 0 signed, 1 the body is not a single JSON value or the secret holds no usable key,
 2 usage error (an --endpoint that ENDPOINTS does not list, or without a key, included).`;

@@ -10,6 +10,8 @@ import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
 import { diagnoseSignature } from './lib/diagnose-signature.js';
 import {
+  KEY_OPTIONS_USAGE,
+  KEY_SOURCES_USAGE,
   type KeyOption,
   keyOption,
   refuseKeyArguments,
@@ -34,18 +36,13 @@ Checks a Service-Signature header value against the exact body bytes, as the rec
   --body-file PATH     the request body exactly as received
   --now SECONDS        the time to check at, in Unix seconds (default: now)
   --tolerance SECONDS  how far t may be from --now, either way (default ${DEFAULT_TOLERANCE_SECONDS})
-  --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
-  --secret-id ID       use the AWSCURRENT key of this Secrets Manager secret, read as the
-                       receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
-  --endpoint NAME      use the local key of endpoint NAME of npm start's ENDPOINTS:
-                       WEBHOOK_SECRET_<NAME> (name upper-cased, - as _), else from .env
+${KEY_OPTIONS_USAGE}
   --help               show this help
 
-The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file,
---secret-id or --endpoint, never from an argument; surrounding whitespace is trimmed. Hints describe a key by
-its length and the first 8 hex digits of its SHA-256, never by its value. When the signature does
-not match, hints say what would have made it
-match (another clock, the body as re-serialized, the key with whitespace); the call stays invalid.
+${KEY_SOURCES_USAGE}
+Hints describe a key by its length and the first 8 hex digits of its SHA-256, never by its value.
+When the signature does not match, hints say what would have made it match (another clock, the
+body as re-serialized, the key with whitespace); the call stays invalid.
 
 Exit status: 0 valid (prints "valid" and the form that matched), 1 not valid (prints the
 reason and hints) or the secret holds no usable key, 2 usage error (an --endpoint that ENDPOINTS

@@ -213,3 +213,14 @@ export function resolveKeyOption(
   if ('secretId' in option) return readSecretIdKey(option.secretId, io);
   return Promise.resolve({ ok: true, key: option });
 }
+
+/** The usage lines of the key options {@link keyOption} reads, shared by `sign` and `verify`. */
+export const KEY_OPTIONS_USAGE = `  --secret-file PATH   read the key from this file instead of WEBHOOK_SECRET
+  --secret-id ID       use the AWSCURRENT key of this Secrets Manager secret, read as the
+                       receiver reads it (a JSON secret: its only text field, or SECRET_JSON_FIELD)
+  --endpoint NAME      use the local key of endpoint NAME of npm start's ENDPOINTS:
+                       WEBHOOK_SECRET_<NAME> (name upper-cased, - as _), else from .env`;
+
+/** Where {@link keyOption} looks for the key, for the tools' usage text. */
+export const KEY_SOURCES_USAGE = `The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file,
+--secret-id or --endpoint, never from an argument; surrounding whitespace is trimmed.`;
