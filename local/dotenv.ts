@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, chmod, readFile } from 'node:fs/promises';
 import { parseEnv } from 'node:util';
 
 /** The `.env` file of the local run, relative to the working directory (`npm` runs scripts in the project root). */
@@ -24,8 +24,10 @@ export async function readDotEnv(path: string): Promise<Record<string, string>> 
 }
 
 /**
- * Appends `NAME=value` to a dotenv file, creating it readable by the owner only (it holds a key),
- * and starting on a new line if the file does not end with one. Existing lines are left alone.
+ * Appends `NAME=value` to a dotenv file, starting on a new line if the file does not end with one,
+ * and leaves the file readable by the owner only (it holds a key), also when it already existed
+ * with wider permissions (`echo 'ENDPOINTS=eu,us' >> .env` creates it 0644). Existing lines are
+ * left alone.
  */
 export async function appendDotEnv(path: string, name: string, value: string): Promise<void> {
   const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -34,6 +36,7 @@ export async function appendDotEnv(path: string, name: string, value: string): P
   });
   const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
   await appendFile(path, `${separator}${name}=${value}\n`, { mode: 0o600 });
+  await chmod(path, 0o600);
 }
 
 /** Where the local signing key came from. */

@@ -53,6 +53,17 @@ describe('Function: appendDotEnv', () => {
     // Assess
     expect(await readFile(dotEnvPath, 'utf8')).toBe('PORT=3001\nWEBHOOK_SECRET=abc\n');
   });
+
+  it('leaves a file the user created readable by everyone owner-only once it holds a key', async () => {
+    // Prepare: what `echo 'ENDPOINTS=eu,us' >> .env` creates
+    await writeFile(dotEnvPath, 'ENDPOINTS=eu,us\n', { mode: 0o644 });
+
+    // Act
+    await appendDotEnv(dotEnvPath, 'WEBHOOK_SECRET_EU', 'abc');
+
+    // Assess
+    expect((await stat(dotEnvPath)).mode & 0o777).toBe(0o600);
+  });
 });
 
 describe('Function: findWebhookSecret', () => {
