@@ -18,8 +18,11 @@ export function setup(): () => void {
 }
 
 function teardown(): void {
-  // tsx keeps its compile cache in `tsx-<uid>` under the temp folder by design: not a leak.
-  const left = readdirSync(TEST_TMPDIR).filter((name) => !/^tsx-\d+$/.test(name));
+  // Compile caches kept under the temp folder by design, not leaks: tsx's `tsx-<uid>` and, on
+  // Node 22 and later, `node-compile-cache` (module.enableCompileCache).
+  const left = readdirSync(TEST_TMPDIR).filter(
+    (name) => !/^tsx-\d+$/.test(name) && name !== 'node-compile-cache',
+  );
   if (left.length > 0) {
     process.stderr.write(
       `Temporary files left behind by the tests (removed now): ${left.slice(0, 20).join(', ')}\n`,
