@@ -36,6 +36,16 @@ export interface LocalProcessOptions {
 const NOT_INHERITED =
   /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/;
 
+/**
+ * `env` without the receiver and AWS settings of the caller, for a child `npm start` that must be
+ * a clean first run (its own key, ports and queue, never a real account).
+ *
+ * @param env - the caller's environment
+ */
+export function inheritedEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !NOT_INHERITED.test(name)));
+}
+
 /** Kept short: only the tail matters for diagnostics, and a 5,000-request run logs 5,000 lines. */
 const OUTPUT_TAIL_CHARS = 4000;
 
@@ -53,9 +63,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
   const cwd = await mkdtemp(join(options.projectDir, '.local', 'loadtest-'));
   const key = randomBytes(32).toString('hex');
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const inherited = Object.fromEntries(
-    Object.entries(options.env).filter(([name]) => !NOT_INHERITED.test(name)),
-  );
+  const inherited = inheritedEnvironment(options.env);
   const child = spawn(
     process.execPath,
     ['--import', tsx, join(options.projectDir, 'local/start.ts')],
@@ -151,8 +159,16 @@ function waitForBanner(
   });
 }
 
-function bannerValue(banner: string, label: string): string {
+/**
+ * The first word after `<label>:` in the ready banner of `npm start`, e.g. the URL of
+ * `Queue URL:`.
+ *
+ * @param banner - what `npm start` printed up to its ready line
+ * @param label - the banner label, without the colon
+ * @throws {Error} when the banner has no such label
+ */
+export function bannerValue(banner: string, label: string): string {
   const value = new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
-  if (value === undefined) throw new Error(`npm start printed no '${label}'`);
+  if (value === undefined) throw new Error(`npm start printed no '${label}' in:\n${banner}`);
   return value;
 }

@@ -3,12 +3,9 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
+import { bannerValue, inheritedEnvironment } from '../../loadtest/local-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-
-/** Caller settings that must not leak into the child: it gets its own key, ports and queue. */
-const NOT_INHERITED =
-  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_|npm_)/;
 
 /** A real `npm start` (npm, the shell it runs, and node with local/start.ts) in the checkout. */
 export interface NpmStart {
@@ -29,8 +26,9 @@ export interface NpmStart {
  * `WEBHOOK_SECRET` and `LOCAL_STATE_DIR`, so that it writes nothing outside the test's folder).
  */
 export function spawnNpmStart(env: Record<string, string>, args: readonly string[] = []): NpmStart {
+  // npm's own npm_* settings of the test run are left out too: this is a new npm.
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !NOT_INHERITED.test(name)),
+    Object.entries(inheritedEnvironment(process.env)).filter(([name]) => !name.startsWith('npm_')),
   );
   const npm = spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], {
     cwd: ROOT,
@@ -86,11 +84,9 @@ function descendants(pid: number): number[] {
   return children.flatMap((child) => [child, ...descendants(child)]);
 }
 
-/** The ports a banner line such as `Webhook URL:  http://127.0.0.1:3000/webhook` names. */
+/** The port a banner line such as `Webhook URL:  http://127.0.0.1:3000/webhook` names. */
 export function bannerPort(banner: string, label: string): number {
-  const port = new RegExp(`${label}:\\s+http://[^:]+:(\\d+)`).exec(banner)?.[1];
-  if (port === undefined) throw new Error(`no '${label}' in:\n${banner}`);
-  return Number(port);
+  return Number(new URL(bannerValue(banner, label)).port);
 }
 
 /** Whether something accepts connections on `127.0.0.1:port`. */

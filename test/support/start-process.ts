@@ -5,15 +5,15 @@ import { pathToFileURL } from 'node:url';
 import { afterEach } from 'vitest';
 import { postWebhook, type WebhookResponse } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
+import { inheritedEnvironment } from '../../loadtest/local-process.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
+
+/** Read the ready banner as the loadtest does. */
+export { bannerValue } from '../../loadtest/local-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const START = join(ROOT, 'local/start.ts');
-
-/** Caller settings that must not leak into the child: a clean first run gets its own. */
-const NOT_INHERITED =
-  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/;
 
 /** `npm start` as a child process, with what it printed so far. */
 export interface StartedProcess {
@@ -47,13 +47,10 @@ export function killStartedProcessesAfterEach(): void {
  * @param env - settings on top, e.g. `ENDPOINTS`
  */
 export function startProcess(cwd: string, env: NodeJS.ProcessEnv = {}): StartedProcess {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !NOT_INHERITED.test(name)),
-  );
   const child = spawn(process.execPath, ['--import', TSX, START], {
     cwd,
     env: {
-      ...inherited,
+      ...inheritedEnvironment(process.env),
       PORT: '0',
       LOCAL_SQS_PORT: '0',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -88,13 +85,6 @@ export async function ready(started: StartedProcess): Promise<string> {
     throw new Error(`start exited with ${code} before it was ready:\n${started.stderr()}`);
   });
   return Promise.race([banner, exited]);
-}
-
-/** The first word after `<label>:` in the banner, e.g. the URL of `Queue URL:`. */
-export function bannerValue(banner: string, label: string): string {
-  const value = new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
-  if (value === undefined) throw new Error(`no '${label}' in:\n${banner}`);
-  return value;
 }
 
 /**
