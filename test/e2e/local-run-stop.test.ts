@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postWebhook } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
+import { STATE_LOCK_FILE } from '../../local/state-lock.js';
 import { receiveAndDeleteAll } from '../support/drain.js';
 import {
   bannerPort,
@@ -79,13 +81,16 @@ describe('npm start (stopping)', () => {
     if (code !== undefined) expect(npmCode).toBe(code);
   });
 
-  it('keeps every acknowledged message through SIGKILL and a restart, and --fresh empties the queue', async () => {
+  it('keeps every acknowledged message through SIGKILL and a restart that takes over the stale lock, and --fresh empties the queue', async () => {
     // Prepare
     const stateDir = join(dir(), 'durable');
     const first = start(stateDir);
     const sent = await Promise.all([1, 2, 3].map(async () => sendBooking(await first.ready())));
-    process.kill(first.serverPid(), 'SIGKILL');
+    const killed = first.serverPid();
+    process.kill(killed, 'SIGKILL');
     await first.exit;
+    // The killed run could not remove its lock: the restart must see it is stale.
+    const staleLock = JSON.parse(readFileSync(join(stateDir, STATE_LOCK_FILE), 'utf8'));
 
     // Act
     const second = start(stateDir);
@@ -102,6 +107,7 @@ describe('npm start (stopping)', () => {
 
     // Assess
     expect(sent.map((call) => call.status)).toEqual([200, 200, 200]);
+    expect(staleLock).toMatchObject({ pid: killed });
     expect(secondBanner).toContain('3 messages from earlier runs');
     expect(kept.map((message) => message.Body).sort()).toEqual(sent.map((c) => c.body).sort());
     expect(kept.map((message) => message.MessageAttributes?.event?.StringValue)).toEqual([

@@ -22,10 +22,14 @@ export interface NpmStart {
 }
 
 /**
- * Runs `npm start` in the checkout on free loopback ports with `env` (for example
- * `WEBHOOK_SECRET` and `LOCAL_STATE_DIR`, so that it writes nothing outside the test's folder).
+ * Runs `npm start` in the checkout on free loopback ports with `env`: always a `LOCAL_STATE_DIR`
+ * of the test's own (the checkout's `.local/queues` belongs to the developer's `npm start`), and
+ * a `WEBHOOK_SECRET` so that it writes no `.env`.
  */
-export function spawnNpmStart(env: Record<string, string>, args: readonly string[] = []): NpmStart {
+export function spawnNpmStart(
+  env: Readonly<Record<string, string>> & { readonly LOCAL_STATE_DIR: string },
+  args: readonly string[] = [],
+): NpmStart {
   // npm's own npm_* settings of the test run are left out too: this is a new npm.
   const inherited = Object.fromEntries(
     Object.entries(inheritedEnvironment(process.env)).filter(([name]) => !name.startsWith('npm_')),
