@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { parseToolArgs, processIo, runTool } from '../cli/lib/tool-io.js';
 import { DOTENV_FILE, readDotEnv } from './dotenv.js';
+import { isLoopbackHost } from './inspector/access.js';
 import { type LocalEndpoint, type LocalReceiver, startLocalReceiver } from './local-receiver.js';
 import { watchParents } from './parent-watch.js';
 import { readStartConfig, type StartConfig } from './start-config.js';
@@ -126,7 +127,7 @@ function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: strin
     const variables = exported.map(({ key }) => key.variable).join(', ');
     lines.push(`(send signs with ${variables}: export the same value in that terminal)`);
   }
-  if (!['127.0.0.1', '::1', 'localhost'].includes(host)) {
+  if (!isLoopbackHost(host)) {
     lines.push(
       `HOST=${host}: the webhook endpoint is reachable from other machines (the queue stays on 127.0.0.1).`,
     );

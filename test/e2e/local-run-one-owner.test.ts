@@ -138,7 +138,7 @@ describe('npm start (one owner per state folder)', () => {
     expect(existsSync(join(cwd, '.env'))).toBe(false);
   }, 60_000);
 
-  it('keeps the user’s messages when a load test runs beside npm start with LOCAL_STATE_DIR exported', async () => {
+  it('keeps every acknowledged message of npm start when a load test runs beside it with LOCAL_STATE_DIR exported', async () => {
     // Prepare
     const stateDir = join(dir(), 'beside-loadtest');
     const user = start(stateDir);
