@@ -2,16 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postWebhook } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { main as loadtest } from '../../loadtest/run.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
+import { STATE_LOCK_FILE } from '../../local/state-lock.js';
 import { runTool } from '../cli/lib/run-tool.js';
 import { receiveAndDeleteAll } from '../support/drain.js';
-import { bannerPort, isRunning, type NpmStart, spawnNpmStart } from '../support/npm-start.js';
+import {
+  bannerPort,
+  killNpmStartsAfterEach,
+  type NpmStart,
+  spawnNpmStart,
+} from '../support/npm-start.js';
 import { scratchDir } from '../support/scratch-dir.js';
 import {
+  bannerValue,
   killStartedProcessesAfterEach,
   ready,
   type StartedProcess,
@@ -20,20 +27,12 @@ import {
 
 const KEY = randomBytes(32).toString('hex');
 const dir = scratchDir('local-run-one-owner');
-const started = new Set<NpmStart>();
 
 killStartedProcessesAfterEach();
-afterEach(() => {
-  for (const run of started) {
-    if (run.npm.pid !== undefined && isRunning(run.npm.pid)) run.npm.kill('SIGKILL');
-  }
-  started.clear();
-});
+killNpmStartsAfterEach();
 
 function start(stateDir: string): NpmStart {
-  const run = spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: stateDir });
-  started.add(run);
-  return run;
+  return spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: stateDir });
 }
 
 /** Sends `count` signed bookings one after the other; resolves with their bodies and statuses. */
@@ -52,16 +51,12 @@ async function sendBookings(banner: string, count: number) {
   return sent;
 }
 
-function queueUrl(banner: string): string {
-  return `http://127.0.0.1:${bannerPort(banner, 'Queue URL')}/123456789012/webhook-events`;
-}
-
 /** Stops a run with Ctrl-C, starts the folder again, and drains what the new run restored. */
 async function bodiesAfterRestart(run: NpmStart, stateDir: string): Promise<string[]> {
   run.npm.kill('SIGINT');
   expect(await run.exit).toBe(0);
   const again = start(stateDir);
-  const messages = await receiveAndDeleteAll(queueUrl(await again.ready()));
+  const messages = await receiveAndDeleteAll(bannerValue(await again.ready(), 'Queue URL'));
   again.npm.kill('SIGINT');
   await again.exit;
   return messages.map((message) => message.Body ?? '').sort();
@@ -108,7 +103,7 @@ describe('npm start (one owner per state folder)', () => {
     expect(journalUntouched).toBe(true);
     expect([...before, ...after].map((call) => call.status)).toEqual(Array(25).fill(200));
     expect(kept).toEqual([...before, ...after].map((call) => call.body).sort());
-    expect(existsSync(join(stateDir, 'npm-start.lock'))).toBe(false);
+    expect(existsSync(join(stateDir, STATE_LOCK_FILE))).toBe(false);
   }, 90_000);
 
   it('refuses before it writes .env or binds a port', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postWebhook } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
@@ -11,6 +11,7 @@ import {
   bannerPort,
   isListening,
   isRunning,
+  killNpmStartsAfterEach,
   millisecondsUntil,
   type NpmStart,
   spawnNpmStart,
@@ -19,19 +20,11 @@ import { scratchDir } from '../support/scratch-dir.js';
 
 const KEY = randomBytes(32).toString('hex');
 const dir = scratchDir('local-run-stop');
-const started = new Set<NpmStart>();
 
-afterEach(() => {
-  for (const run of started) {
-    if (run.npm.pid !== undefined && isRunning(run.npm.pid)) run.npm.kill('SIGKILL');
-  }
-  started.clear();
-});
+killNpmStartsAfterEach();
 
 function start(stateDir: string, args: readonly string[] = []): NpmStart {
-  const run = spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: stateDir }, args);
-  started.add(run);
-  return run;
+  return spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: stateDir }, args);
 }
 
 /** Sends a signed booking; resolves with the body and the status it got. */

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
+import { afterEach } from 'vitest';
 import { bannerValue, inheritedEnvironment } from '../../loadtest/local-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -19,6 +20,22 @@ export interface NpmStart {
   ready(): Promise<string>;
   /** The pid of the node process that runs the server (a grandchild of npm). */
   serverPid(): number;
+}
+
+/** Runs started by {@link spawnNpmStart}, killed after each test of a file that asks for it. */
+const running = new Set<NpmStart>();
+
+/**
+ * Registers the hook that kills (SIGKILL to npm; the server sees its parent gone and stops) every
+ * `npm start` still running after each test, even one that failed half-way. Call at module level.
+ */
+export function killNpmStartsAfterEach(): void {
+  afterEach(() => {
+    for (const run of running) {
+      if (run.npm.pid !== undefined && isRunning(run.npm.pid)) run.npm.kill('SIGKILL');
+    }
+    running.clear();
+  });
 }
 
 /**
@@ -47,7 +64,7 @@ export function spawnNpmStart(
   npm.stdout?.on('data', keep);
   npm.stderr?.on('data', keep);
   const exit = once(npm, 'exit').then(([code]) => code as number | null);
-  return {
+  const run: NpmStart = {
     npm,
     exit,
     output: () => output,
@@ -71,6 +88,8 @@ export function spawnNpmStart(
       return pid;
     },
   };
+  running.add(run);
+  return run;
 }
 
 /** All processes below `pid` (Linux `/proc`). */
