@@ -32,13 +32,17 @@ export interface LocalProcessOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** Caller settings that must not leak into the child: it gets its own key, ports and queue. */
+/**
+ * Caller settings that must not leak into the child: it gets its own key, ports, queue and state
+ * folder (a `LOCAL_STATE_DIR` exported for the user's own `npm start` would hand the child that
+ * run's journal, or have it refused by that run's lock).
+ */
 const NOT_INHERITED =
-  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|AWS_)/;
+  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|LOCAL_STATE_DIR|AWS_)/;
 
 /**
  * `env` without the receiver and AWS settings of the caller, for a child `npm start` that must be
- * a clean first run (its own key, ports and queue, never a real account).
+ * a clean first run (its own key, ports, queue and state folder, never a real account).
  *
  * @param env - the caller's environment
  */
@@ -58,7 +62,8 @@ const OUTPUT_TAIL_CHARS = 4000;
  * @throws {Error} when the child exits or stays silent before it is ready (it is killed then)
  */
 export async function startLocalProcess(options: LocalProcessOptions): Promise<LocalProcess> {
-  // Under the checkout's git-ignored .local/: the run's .env and queue journal, removed at stop.
+  // Under the checkout's git-ignored .local/: the run's .env and queue journal (its own state
+  // folder, whatever the caller's LOCAL_STATE_DIR), removed at stop.
   await mkdir(join(options.projectDir, '.local'), { recursive: true });
   const cwd = await mkdtemp(join(options.projectDir, '.local', 'loadtest-'));
   const key = randomBytes(32).toString('hex');
@@ -72,6 +77,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
       env: {
         ...inherited,
         ...options.settings,
+        LOCAL_STATE_DIR: join(cwd, 'queues'),
         PORT: '0',
         LOCAL_SQS_PORT: '0',
         HOST: '127.0.0.1',

@@ -1,13 +1,15 @@
 /**
  * The embedded queue of `npm start`: `local-aws-sqs` on loopback with the deployed queues' settings
  * (one definition, `lib/queue-settings.ts`), and every message kept in a journal under `.local/`
- * so that what the receiver acknowledged survives a stop, a crash or SIGKILL.
+ * so that what the receiver acknowledged survives a stop, a crash or SIGKILL. It answers only the
+ * tools and the SDK on this machine, never a web page (see {@link WEB_PAGE_REFUSAL}).
  * @module
  */
 import { createServer, type RequestListener } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
 import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
-import { closeServer, LOOPBACK, listen } from './net.js';
+import { isLoopbackHostHeader } from './inspector/access.js';
+import { closeServer, LOOPBACK, listen, refuseConnect } from './net.js';
 import { QueueJournal, type StoredMessage } from './queue-journal.js';
 
 /** Name of the queue the receiver forwards verified events to (same name as in the deployed stack). */
@@ -121,7 +123,8 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     for (const queue of queues) journalChanges(queue, opened.journal);
   }
   // Loopback only: the embedded queue has no authentication, so it must never face a network.
-  const server = createServer(options.tap?.(requestHandler) ?? requestHandler);
+  const server = createServer(refuseWebPages(options.tap?.(requestHandler) ?? requestHandler));
+  refuseConnect(server);
   let port: number;
   try {
     port = await listen(server, options.port, LOOPBACK);
@@ -145,6 +148,29 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
       await closeServer(server);
       journal?.close();
     },
+  };
+}
+
+/** Why the embedded queue refused a request a web page could have made the browser send. */
+export const WEB_PAGE_REFUSAL =
+  'the local queue answers only tools on this machine: a request with an Origin header (sent by web pages) or addressed to a host other than 127.0.0.1, localhost or [::1] is refused';
+
+/**
+ * Refuses, before any action runs, what a web page can make a browser send. The queue has no
+ * authentication and speaks SQS's query protocol: form-encoded POSTs, which any site may send
+ * cross-origin without a preflight. Browsers put `Origin` on every POST, and a page that reaches
+ * the port through DNS rebinding names its own host in `Host`; the SDK and the tools send no
+ * `Origin` and address 127.0.0.1. Answered 403 in the SDK's JSON error shape.
+ */
+function refuseWebPages(listener: RequestListener): RequestListener {
+  return (request, response) => {
+    if (request.headers.origin === undefined && isLoopbackHostHeader(request.headers.host)) {
+      listener(request, response);
+      return;
+    }
+    request.resume();
+    response.writeHead(403, { 'content-type': 'application/x-amz-json-1.0', connection: 'close' });
+    response.end(JSON.stringify({ __type: 'AccessDenied', message: WEB_PAGE_REFUSAL }));
   };
 }
 

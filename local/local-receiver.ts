@@ -6,6 +6,7 @@ import { isLoopbackHost } from './inspector/access.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
 import { endpointKeyVariable, type StartConfig } from './start-config.js';
+import { lockStateFolder } from './state-lock.js';
 import {
   INSPECTOR_PATH,
   startWebhookServer,
@@ -74,9 +75,32 @@ const SECRETS_MANAGER_SETTINGS = [
  * entry point builds it) behind an HTTP endpoint. The keys are the local ones: `WEBHOOK_SECRET`,
  * or with `ENDPOINTS` one `WEBHOOK_SECRET_<NAME>` per endpoint, each served at `/webhook/<name>`
  * with its own key ring. Settings pointing at Secrets Manager (`SECRET_ID`, ...) are removed
- * from the environment and reported: a local run has none.
+ * from the environment and reported: a local run has none. The state folder is locked first and
+ * released by `close` (see `state-lock.ts`).
+ *
+ * @throws {StateFolderBusyError} when another `npm start` holds the state folder (nothing changed)
  */
 export async function startLocalReceiver(options: LocalReceiverOptions): Promise<LocalReceiver> {
+  // First of all: a second start on the same folder must change nothing (.env, journal, ports).
+  const lock = lockStateFolder(options.stateDir, options.port);
+  try {
+    const receiver = await startHoldingLock(options);
+    lock.recordPort(receiver.webhook.port);
+    return {
+      ...receiver,
+      close: async () => {
+        await receiver.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** {@link startLocalReceiver} once its state folder is locked. */
+async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalReceiver> {
   const { env } = options;
   const keys = await ensureLocalKeys(options);
   const keyOf = (pathname: string): LocalWebhookSecret | undefined =>

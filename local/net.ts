@@ -1,5 +1,6 @@
-import type { Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /** The IPv4 loopback address: local servers listen here unless told otherwise. */
 export const LOOPBACK = '127.0.0.1';
@@ -22,4 +23,29 @@ export function closeServer(server: Server): Promise<void> {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();
   });
+}
+
+/**
+ * Answers on a connection the HTTP parser has let go of (a request it could not parse, one that
+ * ran out of time, a CONNECT) with `{"message": "<reason phrase>"}`, like every other rejection,
+ * and closes it; a connection that can no longer be written to is destroyed.
+ */
+export function endWithJson(socket: Duplex, status: number): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const message = STATUS_CODES[status] ?? 'Error';
+  const body = JSON.stringify({ message });
+  socket.end(
+    `HTTP/1.1 ${status} ${message}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Answers every CONNECT with 400 and closes the connection: a local server is no proxy, and
+ * without this Node drops a CONNECT without a byte of answer.
+ */
+export function refuseConnect(server: Server): void {
+  server.on('connect', (_request, socket: Duplex) => endWithJson(socket, 400));
 }

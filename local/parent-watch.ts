@@ -28,7 +28,8 @@ export interface ParentWatch {
   stop(): void;
 }
 
-function isRunning(pid: number): boolean {
+/** Whether process `pid` runs (under this user or another). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

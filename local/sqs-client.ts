@@ -1,6 +1,5 @@
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+import { isLoopbackHost } from './inspector/access.js';
 
 /** Region and credentials the SDK needs to sign a request; the embedded queue ignores them. */
 const LOCAL_CONFIG = {
@@ -27,7 +26,7 @@ export function sqsClientFor(queueUrl: string, env: NodeJS.ProcessEnv = process.
 
 /** Whether a URL points at this machine (the embedded queue of `npm start`), not at AWS. */
 export function isLoopbackUrl(url: string): boolean {
-  return LOOPBACK_HOSTS.has(new URL(url).hostname);
+  return isLoopbackHost(new URL(url).hostname);
 }
 
 /** `eu-west-1` from `sqs.eu-west-1.amazonaws.com` (or the legacy `eu-west-1.queue.amazonaws.com`). */

@@ -6,9 +6,11 @@
 import { resolve } from 'node:path';
 import { parseToolArgs, processIo, runTool } from '../cli/lib/tool-io.js';
 import { DOTENV_FILE, readDotEnv } from './dotenv.js';
+import { isLoopbackHost } from './inspector/access.js';
 import { type LocalEndpoint, type LocalReceiver, startLocalReceiver } from './local-receiver.js';
 import { watchParents } from './parent-watch.js';
 import { readStartConfig, type StartConfig } from './start-config.js';
+import { StateFolderBusyError } from './state-lock.js';
 
 const USAGE = `Usage: npm start [-- --fresh]
 
@@ -26,7 +28,8 @@ Environment (also read from .env for WEBHOOK_SECRET, ENDPOINTS and WEBHOOK_SECRE
   LOCAL_SQS_PORT   port of the embedded queue, always on 127.0.0.1 (default 9324; 0 = any free port)
   INSPECTOR        the delivery inspector at /_inspector: unset = served on loopback only,
                    'on' = served whatever HOST is, 'off' = not served
-  LOCAL_STATE_DIR  directory of the queued messages (default .local/queues)
+  LOCAL_STATE_DIR  directory of the queued messages (default .local/queues); one npm start at a
+                   time per directory: a second start on it exits 1 and changes nothing
   WEBHOOK_SECRET   signing key; when neither the environment nor .env has one, a key is generated
                    and saved to .env
   ENDPOINTS        several endpoints, one key each: comma-separated names (1 to 32 characters of
@@ -124,7 +127,7 @@ function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: strin
     const variables = exported.map(({ key }) => key.variable).join(', ');
     lines.push(`(send signs with ${variables}: export the same value in that terminal)`);
   }
-  if (!['127.0.0.1', '::1', 'localhost'].includes(host)) {
+  if (!isLoopbackHost(host)) {
     lines.push(
       `HOST=${host}: the webhook endpoint is reachable from other machines (the queue stays on 127.0.0.1).`,
     );
@@ -138,8 +141,12 @@ function row(label: string, value: string): string {
   return `  ${`${label}:`.padEnd(13)} ${value}`;
 }
 
-/** One clear line for the failures a user can fix: a port in use, a bad receiver setting. */
+/**
+ * One clear line for the failures a user can fix: the state folder held by another start, a port
+ * in use, a bad receiver setting.
+ */
 function describeStartFailure(error: unknown, config: StartConfig): string {
+  if (error instanceof StateFolderBusyError) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE' || code === 'EACCES') {
     const port = (error as { port?: number }).port;

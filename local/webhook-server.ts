@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
-import { closeServer, listen } from './net.js';
+import { closeServer, endWithJson, listen, refuseConnect } from './net.js';
 
 /** The only path the local server routes to the handler, as the deployed API does. */
 export const WEBHOOK_PATH = '/webhook';
@@ -134,6 +134,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     },
   );
   server.on('clientError', answerUnparsable);
+  refuseConnect(server);
   const port = await listen(server, options.port, options.host);
   const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
@@ -255,20 +256,13 @@ function discardBody(request: IncomingMessage): void {
  * of time get a JSON answer like every other rejection, then the connection is closed.
  */
 function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const [status, message] =
+  const status =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout']
+      ? 408
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large']
-        : [400, 'Bad Request'];
-  if (socket.writable) {
-    const body = JSON.stringify({ message });
-    socket.end(
-      `HTTP/1.1 ${status} ${message}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
-  } else {
-    socket.destroy();
-  }
+        ? 431
+        : 400;
+  endWithJson(socket, status);
 }
 
 function writeJson(response: ServerResponse, statusCode: number, body: object): void {

@@ -106,7 +106,8 @@ export function createInspector(options: InspectorOptions): Inspector {
       return answerReplay(request, response, replay[1] ?? '');
     }
     request.resume();
-    if (method !== 'GET' && method !== 'HEAD') {
+    if (replay !== null || (method !== 'GET' && method !== 'HEAD')) {
+      response.setHeader('allow', replay !== null ? 'POST' : 'GET, HEAD');
       return sendJson(response, 405, { message: 'Method Not Allowed' });
     }
     if (route === 'api/deliveries') return sendJson(response, 200, { deliveries: store.list() });
@@ -128,15 +129,10 @@ export function createInspector(options: InspectorOptions): Inspector {
     response: ServerResponse,
     id: string,
   ): Promise<void> => {
-    const origin = request.headers.origin;
-    if (origin !== undefined && new URL(origin).host !== request.headers.host) {
-      request.resume();
-      return sendJson(response, 403, {
-        message: 'replays are accepted from the inspector page only',
-      });
-    }
+    const problem = await replayBodyProblem(request);
+    if (problem !== undefined)
+      return sendJson(response, problem.status, { message: problem.message });
     const fresh = new URL(request.url ?? '/', 'http://localhost').searchParams.get('fresh') === '1';
-    request.resume();
     const stored = store.get(id);
     if (stored === undefined) return sendJson(response, 404, { message: 'No such delivery' });
     if (stored.bytes === undefined) {
@@ -192,6 +188,50 @@ function signatureTimestamp(headers: ReadonlyArray<readonly [string, string]>): 
   const value = headers.find(([name]) => name.toLowerCase() === 'service-signature')?.[1];
   const parsed = parseSignatureHeader(value);
   return parsed.ok ? parsed.header.timestamp : undefined;
+}
+
+/** Longest replay body read: the page sends `{}`. */
+const MAX_REPLAY_BODY_BYTES = 1024;
+
+/**
+ * Reads a replay request's body, which must be empty or a JSON object (the page posts `{}` as
+ * `application/json`); resolves with the status and reason to refuse it with, or `undefined`.
+ */
+function replayBodyProblem(
+  request: IncomingMessage,
+): Promise<{ status: number; message: string } | undefined> {
+  return new Promise((resolveProblem) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REPLAY_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (size > MAX_REPLAY_BODY_BYTES) {
+        resolveProblem({
+          status: 413,
+          message: `the body of a replay is at most ${MAX_REPLAY_BODY_BYTES} bytes`,
+        });
+        return;
+      }
+      const text = Buffer.concat(chunks).toString('utf8').trim();
+      resolveProblem(
+        text === '' || isJsonObject(text)
+          ? undefined
+          : { status: 400, message: 'the body of a replay must be empty or a JSON object' },
+      );
+    });
+  });
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postWebhook } from '../../cli/send.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { buildBookingPayload } from '../../local/booking-payload.js';
+import { STATE_LOCK_FILE } from '../../local/state-lock.js';
 import { receiveAndDeleteAll } from '../support/drain.js';
 import {
   bannerPort,
   isListening,
   isRunning,
+  killNpmStartsAfterEach,
   millisecondsUntil,
   type NpmStart,
   spawnNpmStart,
@@ -17,19 +20,11 @@ import { scratchDir } from '../support/scratch-dir.js';
 
 const KEY = randomBytes(32).toString('hex');
 const dir = scratchDir('local-run-stop');
-const started = new Set<NpmStart>();
 
-afterEach(() => {
-  for (const run of started) {
-    if (run.npm.pid !== undefined && isRunning(run.npm.pid)) run.npm.kill('SIGKILL');
-  }
-  started.clear();
-});
+killNpmStartsAfterEach();
 
 function start(stateDir: string, args: readonly string[] = []): NpmStart {
-  const run = spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: stateDir }, args);
-  started.add(run);
-  return run;
+  return spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: stateDir }, args);
 }
 
 /** Sends a signed booking; resolves with the body and the status it got. */
@@ -79,13 +74,16 @@ describe('npm start (stopping)', () => {
     if (code !== undefined) expect(npmCode).toBe(code);
   });
 
-  it('keeps every acknowledged message through SIGKILL and a restart, and --fresh empties the queue', async () => {
+  it('keeps every acknowledged message through SIGKILL and a restart that takes over the stale lock, and --fresh empties the queue', async () => {
     // Prepare
     const stateDir = join(dir(), 'durable');
     const first = start(stateDir);
     const sent = await Promise.all([1, 2, 3].map(async () => sendBooking(await first.ready())));
-    process.kill(first.serverPid(), 'SIGKILL');
+    const killed = first.serverPid();
+    process.kill(killed, 'SIGKILL');
     await first.exit;
+    // The killed run could not remove its lock: the restart must see it is stale.
+    const staleLock = JSON.parse(readFileSync(join(stateDir, STATE_LOCK_FILE), 'utf8'));
 
     // Act
     const second = start(stateDir);
@@ -102,6 +100,7 @@ describe('npm start (stopping)', () => {
 
     // Assess
     expect(sent.map((call) => call.status)).toEqual([200, 200, 200]);
+    expect(staleLock).toMatchObject({ pid: killed });
     expect(secondBanner).toContain('3 messages from earlier runs');
     expect(kept.map((message) => message.Body).sort()).toEqual(sent.map((c) => c.body).sort());
     expect(kept.map((message) => message.MessageAttributes?.event?.StringValue)).toEqual([

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import {
@@ -158,6 +160,24 @@ describe('Function: startLocalQueues', () => {
     expect(queues.restored).toBe(1);
     expect(fromDlq.Messages?.map((message) => message.Body)).toEqual(['{"poison":true}']);
     expect(fromDlq.Messages?.[0]?.MessageAttributes?.event?.StringValue).toBe('event_booked');
+  });
+
+  it('answers CONNECT with 400 and a JSON body instead of dropping the connection', async () => {
+    // Prepare
+    queues = await startLocalQueues({ port: 0 });
+    const socket = connect(queues.port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+
+    // Act
+    socket.write(`CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:${queues.port}\r\n\r\n`);
+    await once(socket, 'close');
+
+    // Assess
+    expect(answer).toMatch(/^HTTP\/1.1 400 Bad Request\r\n/);
+    expect(answer.endsWith('\r\n\r\n{"message":"Bad Request"}')).toBe(true);
   });
 
   it('rejects with EADDRINUSE when the port is taken', async () => {

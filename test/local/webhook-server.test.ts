@@ -204,6 +204,26 @@ describe('Function: startWebhookServer', () => {
     expect(events).toHaveLength(0);
   });
 
+  it.each([
+    'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n',
+    'CONNECT /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+    'CONNECT example.com:80 HTTP/1.1\r\nHost: example.com:80\r\nContent-Length: 2\r\n\r\n{}',
+  ])('answers %j with 400 and a JSON body, then closes the connection', async (text) => {
+    // Prepare
+    const { handler, events } = recordingHandler();
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', handler, maxBodyBytes: 10 });
+
+    // Act
+    const answer = await rawRequest(server.port, text);
+
+    // Assess
+    expect(answer).toMatch(/^HTTP\/1.1 400 Bad Request\r\n/);
+    expect(answer).toContain('content-type: application/json\r\n');
+    expect(answer).toContain('connection: close\r\n');
+    expect(answer.endsWith('\r\n\r\n{"message":"Bad Request"}')).toBe(true);
+    expect(events).toHaveLength(0);
+  });
+
   it('answers 413 from Content-Length alone, before the body is sent', async () => {
     // Prepare
     const { handler, events } = recordingHandler();

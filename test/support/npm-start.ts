@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
+import { afterEach } from 'vitest';
 import { bannerValue, inheritedEnvironment } from '../../loadtest/local-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -21,11 +22,31 @@ export interface NpmStart {
   serverPid(): number;
 }
 
+/** Runs started by {@link spawnNpmStart}, killed after each test of a file that asks for it. */
+const running = new Set<NpmStart>();
+
 /**
- * Runs `npm start` in the checkout on free loopback ports with `env` (for example
- * `WEBHOOK_SECRET` and `LOCAL_STATE_DIR`, so that it writes nothing outside the test's folder).
+ * Registers the hook that kills (SIGKILL to npm; the server sees its parent gone and stops) every
+ * `npm start` still running after each test, even one that failed half-way. Call at module level.
  */
-export function spawnNpmStart(env: Record<string, string>, args: readonly string[] = []): NpmStart {
+export function killNpmStartsAfterEach(): void {
+  afterEach(() => {
+    for (const run of running) {
+      if (run.npm.pid !== undefined && isRunning(run.npm.pid)) run.npm.kill('SIGKILL');
+    }
+    running.clear();
+  });
+}
+
+/**
+ * Runs `npm start` in the checkout on free loopback ports with `env`: always a `LOCAL_STATE_DIR`
+ * of the test's own (the checkout's `.local/queues` belongs to the developer's `npm start`), and
+ * a `WEBHOOK_SECRET` so that it writes no `.env`.
+ */
+export function spawnNpmStart(
+  env: Readonly<Record<string, string>> & { readonly LOCAL_STATE_DIR: string },
+  args: readonly string[] = [],
+): NpmStart {
   // npm's own npm_* settings of the test run are left out too: this is a new npm.
   const inherited = Object.fromEntries(
     Object.entries(inheritedEnvironment(process.env)).filter(([name]) => !name.startsWith('npm_')),
@@ -43,7 +64,7 @@ export function spawnNpmStart(env: Record<string, string>, args: readonly string
   npm.stdout?.on('data', keep);
   npm.stderr?.on('data', keep);
   const exit = once(npm, 'exit').then(([code]) => code as number | null);
-  return {
+  const run: NpmStart = {
     npm,
     exit,
     output: () => output,
@@ -67,6 +88,8 @@ export function spawnNpmStart(env: Record<string, string>, args: readonly string
       return pid;
     },
   };
+  running.add(run);
+  return run;
 }
 
 /** All processes below `pid` (Linux `/proc`). */
