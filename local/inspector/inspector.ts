@@ -14,7 +14,7 @@ import {
   signatureOf,
 } from './delivery.js';
 import { DeliveryStore, type StoreChange } from './delivery-store.js';
-import { MAX_HELD_BODY_BYTES, MAX_STREAM_BACKLOG_BYTES } from './limits.js';
+import { MAX_HELD_BODY_BYTES, MAX_KEPT_BODY_BYTES, MAX_STREAM_BACKLOG_BYTES } from './limits.js';
 import { MessageTracker } from './message-tracker.js';
 import { pageAssets } from './page-assets.js';
 import { tapQueueRequests } from './queue-tap.js';
@@ -76,7 +76,7 @@ export function createInspector(options: InspectorOptions): Inspector {
     const body = stored.wholeBody;
     if (body === undefined) {
       return {
-        noDiagnosis: `the whole body (${stored.bodyBytes} bytes) is no longer held: the inspector holds at most ${MAX_HELD_BODY_BYTES / 1024 / 1024} MiB of bodies above 64 KiB until they are opened; run npm run verify on the exact bytes`,
+        noDiagnosis: `the whole body (${stored.bodyBytes} bytes) is no longer held: the inspector holds at most ${MAX_HELD_BODY_BYTES / 1024 / 1024} MiB of bodies above ${MAX_KEPT_BODY_BYTES / 1024} KiB until they are opened; run npm run verify on the exact bytes`,
       };
     }
     const { reason } = stored.summary();
