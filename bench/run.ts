@@ -4,6 +4,7 @@ import { coldStartSection } from './cold-start.js';
 import { costSection } from './cost.js';
 import { footprintSection } from './footprint.js';
 import { handlerSection, logsSection } from './handler.js';
+import { inspectorSection } from './inspector.js';
 import type { BenchSection, BenchTable } from './section.js';
 import { throughputSection } from './throughput.js';
 import { verifySection } from './verify.js';
@@ -16,6 +17,7 @@ const SECTIONS: readonly BenchSection[] = [
   coldStartSection,
   footprintSection,
   throughputSection,
+  inspectorSection,
   // After the handler section: it prices the latency measured there.
   costSection,
 ];

@@ -8,7 +8,11 @@ import { resolve } from 'node:path';
 import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/index.js';
 import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
-import { diagnoseSignature } from './lib/diagnose-signature.js';
+import {
+  diagnoseSignature,
+  MAX_DIAGNOSED_BODY_BYTES,
+  MAX_DIAGNOSED_DEPTH,
+} from './lib/diagnose-signature.js';
 import {
   KEY_OPTIONS_USAGE,
   KEY_SOURCES_USAGE,
@@ -42,7 +46,8 @@ ${KEY_OPTIONS_USAGE}
 ${KEY_SOURCES_USAGE}
 Hints describe a key by its length and the first 8 hex digits of its SHA-256, never by its value.
 When the signature does not match, hints say what would have made it match (another clock, the
-body as re-serialized, the key with whitespace); the call stays invalid.
+body as re-serialized, the key with whitespace); the call stays invalid. A body above
+${MAX_DIAGNOSED_BODY_BYTES} bytes or nested deeper than ${MAX_DIAGNOSED_DEPTH} levels gets "no diagnosis:" and why instead.
 
 Exit status: 0 valid (prints "valid" and the form that matched), 1 not valid (prints the
 reason and hints) or the secret holds no usable key, 2 usage error (an --endpoint that ENDPOINTS
@@ -85,7 +90,7 @@ function verify(options: VerifyOptions & { readonly key: SigningKey }, io: ToolI
     return 0;
   }
   io.out(`invalid: ${result.reason}`);
-  const hints = diagnoseSignature({
+  const diagnosis = diagnoseSignature({
     header,
     body,
     key,
@@ -93,7 +98,8 @@ function verify(options: VerifyOptions & { readonly key: SigningKey }, io: ToolI
     reason: result.reason,
     timestamp: result.timestamp,
   });
-  for (const hint of hints) io.out(`hint: ${hint}`);
+  if (!diagnosis.ok) io.out(`no diagnosis: ${diagnosis.why}`);
+  else for (const hint of diagnosis.hints) io.out(`hint: ${hint}`);
   return 1;
 }
 

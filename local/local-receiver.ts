@@ -22,6 +22,8 @@ export interface LocalReceiverOptions extends StartConfig {
   readonly dotEnvPath: string;
   /** Called with errors the handler throws (the caller prints them). */
   readonly onHandlerError: (error: unknown) => void;
+  /** Called with the inspector's own failures, which never change an answer (the caller prints them). */
+  readonly onInspectorError: (error: unknown) => void;
   /** Called with one line when a client disconnects mid-request (the caller prints it). */
   readonly onClientGone?: (line: string) => void;
   /** Starts with empty queues (`npm start -- --fresh`). */
@@ -116,6 +118,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
           listenHost: options.host,
           keyOf,
           origin: () => origin,
+          onError: options.onInspectorError,
         });
   const queues = await startLocalQueues({
     port: options.localSqsPort,
@@ -150,7 +153,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       namedEndpoints: options.endpoints !== undefined,
       maxBodyBytes: config.maxBodyBytes,
       onHandlerError: options.onHandlerError,
-      ...inspectorHooks(inspector),
+      ...inspectorHooks(inspector, options.onInspectorError),
       ...(options.onClientGone ? { onClientGone: options.onClientGone } : {}),
     });
     origin = new URL(webhook.url).origin;
@@ -210,9 +213,14 @@ function endpointsConfig(keys: readonly LocalEndpointKey[]): EndpointsConfig {
 /** The server options that plug the inspector in (none when it is off). */
 function inspectorHooks(
   inspector: Inspector | undefined,
-): Pick<WebhookServerOptions, 'onDelivery' | 'inspector'> {
+  onInspectorError: (error: unknown) => void,
+): Pick<WebhookServerOptions, 'onDelivery' | 'onDeliveryError' | 'inspector'> {
   if (inspector === undefined) return {};
-  return { onDelivery: inspector.onDelivery, inspector: inspector.routes };
+  return {
+    onDelivery: inspector.onDelivery,
+    onDeliveryError: onInspectorError,
+    inspector: inspector.routes,
+  };
 }
 
 /** Whether the inspector answers at all: `INSPECTOR=on`, or unset with a loopback `HOST`. */

@@ -63,6 +63,8 @@ async function run(config: StartOptions): Promise<number> {
       dotEnvPath,
       fresh: config.fresh,
       onHandlerError: (error) => console.error('The handler threw (answered 502):', error),
+      onInspectorError: (error) =>
+        console.error('The inspector failed (no answer was changed):', error),
       onClientGone: (line) => console.error(`Client disconnected: ${line}`),
     });
   } catch (error) {

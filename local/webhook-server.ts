@@ -50,8 +50,13 @@ export interface WebhookServerOptions {
   readonly onHandlerError?: (error: unknown) => void;
   /** Called with one line when a client goes away before its request is complete. */
   readonly onClientGone?: (line: string) => void;
-  /** Called once per request that reached {@link WEBHOOK_PATH}, after its answer was sent. */
+  /**
+   * Called once per request that reached {@link WEBHOOK_PATH}, after its answer was written and
+   * off the request path: nothing it does or throws reaches the answer or the connection.
+   */
   readonly onDelivery?: (delivery: ObservedDelivery) => void;
+  /** Called with what `onDelivery` threw (an observer's failure, not the handler's). */
+  readonly onDeliveryError?: (error: unknown) => void;
   /** Local inspector hook: answers every request under {@link INSPECTOR_PATH}. */
   readonly inspector?: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
   /** @default 10000 */
@@ -194,7 +199,9 @@ async function serve(
   for (const [name, value] of parts.headers) response.appendHeader(name, value);
   response.setHeader('x-amzn-RequestId', requestId);
   response.end(parts.body);
-  options.onDelivery?.({
+  const { onDelivery } = options;
+  if (onDelivery === undefined) return;
+  const delivery: ObservedDelivery = {
     requestId,
     receivedAt: requestTimeEpoch,
     method: request.method ?? 'GET',
@@ -203,6 +210,13 @@ async function serve(
     body,
     statusCode: parts.statusCode,
     responseBody: String(parts.body),
+  };
+  setImmediate(() => {
+    try {
+      onDelivery(delivery);
+    } catch (error) {
+      options.onDeliveryError?.(error);
+    }
   });
 }
 

@@ -6,6 +6,7 @@ import {
   verifySignature,
 } from '../../lambda/core/index.js';
 import { signedTextDigest } from '../../lambda/core/signed-text.js';
+import { MAX_BODY_BYTES_LIMIT } from '../../lambda/receiver/config.js';
 import { phpJsonEncode } from '../../local/booking-payload.js';
 import type { SigningKey } from './signing-key.js';
 
@@ -27,26 +28,98 @@ const REENCODINGS: ReadonlyArray<readonly [name: string, encode: (value: unknown
 ];
 
 /**
+ * What {@link diagnoseSignature} found: hints, or why it could not look (the body is beyond what
+ * it reads).
+ */
+export type SignatureDiagnosis =
+  | { readonly ok: true; readonly hints: readonly string[] }
+  | { readonly ok: false; readonly why: string };
+
+/**
+ * Deepest nesting of arrays and objects the diagnosis re-encodes. A booking body is three levels
+ * deep (spec 2.1-2.3); re-encoding recurses once per level, so a body nested thousands of levels
+ * deep would exhaust the call stack.
+ */
+export const MAX_DIAGNOSED_DEPTH = 64;
+
+/**
+ * Largest body the diagnosis reads: the most `MAX_BODY_BYTES` can ever let through. It hashes the
+ * body once per candidate cause, so its cost grows with the size.
+ */
+export const MAX_DIAGNOSED_BODY_BYTES = MAX_BODY_BYTES_LIMIT;
+
+/**
  * Explains the most likely causes of a failed verification, one hint per line. It looks for a
  * changed variable that would have made the signature match (another clock, the body as another
  * encoder writes it, the key with its whitespace, the body with its whitespace) and reports what
- * it finds; the call stays rejected, whatever is found.
+ * it finds; the call stays rejected, whatever is found. Bounded: a body larger than
+ * {@link MAX_DIAGNOSED_BODY_BYTES} or nested deeper than {@link MAX_DIAGNOSED_DEPTH} is not read,
+ * and the result says so; it never throws for any body.
  *
- * @returns hints in order of likelihood; a generic one when nothing specific is found
+ * @returns hints in order of likelihood (a generic one when nothing specific is found), or why
+ *   there are none
  */
-export function diagnoseSignature(failure: FailedVerification): string[] {
+export function diagnoseSignature(failure: FailedVerification): SignatureDiagnosis {
   switch (failure.reason) {
     case 'missing_header':
     case 'malformed_header':
-      return [headerHint(failure.header)];
+      return { ok: true, hints: [headerHint(failure.header)] };
     case 'body_not_json':
-      return [bodyHint(failure.body)];
+      return { ok: true, hints: [bodyHint(failure.body)] };
     case 'timestamp_too_old':
     case 'timestamp_in_future':
-      return clockHints(failure);
-    case 'signature_mismatch':
-      return mismatchHints(failure);
+    case 'signature_mismatch': {
+      const why = beyondBounds(failure.body);
+      if (why !== undefined) return { ok: false, why };
+      return {
+        ok: true,
+        hints:
+          failure.reason === 'signature_mismatch' ? mismatchHints(failure) : clockHints(failure),
+      };
+    }
   }
+}
+
+/** Why the diagnosis will not read `body` (too large, too deep), or `undefined` when it will. */
+function beyondBounds(body: Uint8Array): string | undefined {
+  if (body.byteLength > MAX_DIAGNOSED_BODY_BYTES) {
+    return `body of ${body.byteLength} bytes, above the ${MAX_DIAGNOSED_BODY_BYTES} the diagnosis reads (the most MAX_BODY_BYTES allows)`;
+  }
+  if (nestedDeeperThan(body, MAX_DIAGNOSED_DEPTH)) {
+    return `body nested deeper than ${MAX_DIAGNOSED_DEPTH} levels`;
+  }
+  return undefined;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * Whether the brackets and braces outside strings of a JSON text nest deeper than `limit`, in
+ * one pass over the bytes without recursion (valid or not: an unbalanced text counts what opened).
+ */
+function nestedDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index];
+    if (inString) {
+      if (byte === BACKSLASH) index++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
+      depth++;
+      if (depth > limit) return true;
+    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 function headerHint(header: string): string {

@@ -235,7 +235,7 @@ function queueUrlFrom(env: Environment): string {
  * its text over those fields; above that a large signed call could fail SendMessage on every
  * retry, a 503 the sender can never get past.
  */
-const MAX_BODY_BYTES_LIMIT = 512_000;
+export const MAX_BODY_BYTES_LIMIT = 512_000;
 
 type IntegerVariable = keyof typeof CONFIG_DEFAULTS &
   (

@@ -1,48 +1,67 @@
-import type { DeliveryDetail, DeliverySummary, QueuedMessage, StoredDelivery } from './delivery.js';
-import { summaryOf } from './delivery.js';
+import type { DeliverySummary, QueuedMessage, StoredDelivery } from './delivery.js';
+import { MAX_HELD_BODY_BYTES, MAX_KEPT_DELIVERIES } from './limits.js';
 
-/** How many deliveries the inspector keeps (the oldest go first). */
-export const MAX_KEPT_DELIVERIES = 500;
+/** What the store tells its listeners (the page's live stream). */
+export type StoreChange =
+  /** A delivery that is new or changed (a replay link, a consumed message). */
+  | { readonly kind: 'delivery'; readonly delivery: StoredDelivery }
+  /** A delivery no longer kept: the oldest, beyond the limit. */
+  | { readonly kind: 'dropped'; readonly id: string };
 
-/** Called with a row that is new or changed (a replay link, a consumed message). */
-export type DeliveryListener = (summary: DeliverySummary) => void;
+/** Called with every change of the store. */
+export type DeliveryListener = (change: StoreChange) => void;
+
+/** Limits of a {@link DeliveryStore}. */
+export interface DeliveryStoreLimits {
+  /** @default MAX_KEPT_DELIVERIES */
+  readonly deliveries?: number;
+  /** @default MAX_HELD_BODY_BYTES */
+  readonly heldBodyBytes?: number;
+}
 
 /**
  * The last {@link MAX_KEPT_DELIVERIES} deliveries of this run, in memory only, with listeners
- * for the page's live stream.
+ * for the page's live stream. Whole bodies above 64 KiB are held within
+ * {@link MAX_HELD_BODY_BYTES}, the oldest let go first.
  */
 export class DeliveryStore {
   readonly #deliveries = new Map<string, StoredDelivery>();
   readonly #listeners = new Set<DeliveryListener>();
+  /** Deliveries that held a whole body above 64 KiB when added, oldest first. */
+  #holding: StoredDelivery[] = [];
   readonly #limit: number;
+  readonly #heldLimit: number;
 
-  /** @param limit - how many deliveries to keep (default {@link MAX_KEPT_DELIVERIES}) */
-  constructor(limit = MAX_KEPT_DELIVERIES) {
-    this.#limit = limit;
+  constructor(limits: DeliveryStoreLimits = {}) {
+    this.#limit = limits.deliveries ?? MAX_KEPT_DELIVERIES;
+    this.#heldLimit = limits.heldBodyBytes ?? MAX_HELD_BODY_BYTES;
   }
 
-  /** Keeps a delivery, dropping the oldest beyond the limit, and tells the listeners. */
+  /** Keeps a delivery, dropping the oldest beyond the limits, and tells the listeners. */
   add(delivery: StoredDelivery): void {
-    this.#deliveries.set(delivery.detail.id, delivery);
+    this.#deliveries.set(delivery.id, delivery);
+    const dropped: string[] = [];
     for (const id of this.#deliveries.keys()) {
       if (this.#deliveries.size <= this.#limit) break;
       this.#deliveries.delete(id);
+      dropped.push(id);
     }
-    this.#publish(delivery.detail);
+    this.#holdWithinLimit(delivery);
+    for (const id of dropped) this.#tell({ kind: 'dropped', id });
+    this.#tell({ kind: 'delivery', delivery });
   }
 
-  /** Replaces fields of a kept delivery (no-op when it is gone) and tells the listeners. */
+  /** Links a replay or a queue message to a kept delivery (no-op when it is gone) and tells the listeners. */
   update(id: string, change: { replayOf?: string; message?: QueuedMessage }): void {
     const stored = this.#deliveries.get(id);
     if (stored === undefined) return;
-    const detail: DeliveryDetail = { ...stored.detail, ...change };
-    this.#deliveries.set(id, { ...stored, detail });
-    this.#publish(detail);
+    stored.change(change);
+    this.#tell({ kind: 'delivery', delivery: stored });
   }
 
   /** Rows, newest first. */
   list(): DeliverySummary[] {
-    return [...this.#deliveries.values()].reverse().map((stored) => summaryOf(stored.detail));
+    return [...this.#deliveries.values()].reverse().map((stored) => stored.summary());
   }
 
   get(id: string): StoredDelivery | undefined {
@@ -52,7 +71,7 @@ export class DeliveryStore {
   /** Queued deliveries whose message is `messageId`. */
   findByMessageId(messageId: string): StoredDelivery | undefined {
     for (const stored of this.#deliveries.values()) {
-      if (stored.detail.message?.messageId === messageId) return stored;
+      if (stored.message?.messageId === messageId) return stored;
     }
     return undefined;
   }
@@ -63,8 +82,23 @@ export class DeliveryStore {
     return () => this.#listeners.delete(listener);
   }
 
-  #publish(detail: DeliveryDetail): void {
-    const summary = summaryOf(detail);
-    for (const listener of this.#listeners) listener(summary);
+  /** Lets go of the oldest whole bodies until those still held fit the limit. */
+  #holdWithinLimit(added: StoredDelivery): void {
+    if (added.heldBytes > 0) this.#holding.push(added);
+    // Opened or dropped deliveries may have let go already.
+    this.#holding = this.#holding.filter(
+      (stored) => stored.heldBytes > 0 && this.#deliveries.get(stored.id) === stored,
+    );
+    let held = this.#holding.reduce((total, stored) => total + stored.heldBytes, 0);
+    while (held > this.#heldLimit) {
+      const oldest = this.#holding.shift();
+      if (oldest === undefined) break;
+      held -= oldest.heldBytes;
+      oldest.letGoOfWholeBody();
+    }
+  }
+
+  #tell(change: StoreChange): void {
+    for (const listener of this.#listeners) listener(change);
   }
 }

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
 import type { ObservedDelivery } from '../webhook-server.js';
-
-/** Bodies above this size are kept truncated (with their full size and SHA-256). */
-export const MAX_KEPT_BODY_BYTES = 64 * 1024;
+import { MAX_KEPT_BODY_BYTES } from './limits.js';
 
 /** The queue message a queued delivery became, as the embedded queue saw it. */
 export interface QueuedMessage {
@@ -46,88 +44,190 @@ export interface DeliveryDetail extends DeliverySummary {
   readonly body: string;
   readonly bodyEncoding: 'utf8' | 'base64';
   readonly bodyTruncated: boolean;
-  /** SHA-256 hex of the full body. */
-  readonly bodySha256: string;
+  /**
+   * SHA-256 hex of the full body; absent when a body above 64 KiB was let go (see
+   * `MAX_HELD_BODY_BYTES`) before the delivery was first opened.
+   */
+  readonly bodySha256?: string;
   /** The receiver's response body. */
   readonly response: string;
-  /** For 401s: what would have made the signature match (as `npm run verify` explains). */
+  /**
+   * For a 401, once the delivery was opened (the diagnosis is made then, never on the request
+   * path): what would have made the signature match, as `npm run verify` explains it.
+   */
   readonly diagnosis?: readonly string[];
+  /** For a 401 the diagnosis cannot describe (a body too deep, too large, or let go): why. */
+  readonly noDiagnosis?: string;
   readonly message?: QueuedMessage;
 }
 
-/** A delivery as the store keeps it: the detail plus the exact bytes needed to replay it. */
-export interface StoredDelivery {
-  readonly detail: DeliveryDetail;
-  /** The exact body, or `undefined` when it was too large to keep. */
-  readonly bytes: Buffer | undefined;
-  readonly rawHeaders: readonly string[];
-  readonly target: string;
-}
+/** A 401's diagnosis as the detail shows it: hints, or why there are none. */
+export type DiagnosisFields = Pick<DeliveryDetail, 'diagnosis' | 'noDiagnosis'>;
+
+/** The row fields of a delivery that never change once it is recorded. */
+type Row = Omit<DeliverySummary, 'replayOf' | 'consumed'>;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Turns what the local server saw into a stored delivery: the verdict from the receiver's own
- * answer, event type and booking id from the body, the skew from the signature header.
- *
- * @param observed - the request and the handler's answer
- * @param diagnose - hints for a 401 (the local key stays inside this callback)
+ * One webhook call as the inspector keeps it. Recording it costs next to nothing: it keeps what
+ * the server already holds. What the views show is derived when first asked, off the request
+ * path: the row when it is listed or streamed (event type and booking id read from bodies up to
+ * 64 KiB), the detail when it is opened (the SHA-256 and a 401's diagnosis need the whole body,
+ * which the store holds within `MAX_HELD_BODY_BYTES` for bodies above 64 KiB).
  */
-export function describeDelivery(
-  observed: ObservedDelivery,
-  diagnose: (header: string, body: Buffer, reason: string, nowSeconds: number) => string[],
-): StoredDelivery {
-  const { body } = observed;
-  const headers = pairs(observed.rawHeaders);
-  const signature = headers.find(([name]) => name.toLowerCase() === 'service-signature')?.[1];
-  const nowSeconds = Math.floor(observed.receivedAt / 1000);
-  const answer = parseObject(observed.responseBody);
-  const reason = stringField(answer, 'reason') ?? stringField(answer, 'status') ?? 'unknown';
-  const payload = parseObject(body.toString('utf8'));
-  const data = payload?.data;
-  const parsedHeader = parseSignatureHeader(signature);
-  const kept = body.byteLength > MAX_KEPT_BODY_BYTES ? body.subarray(0, MAX_KEPT_BODY_BYTES) : body;
-  const text = decodeUtf8(kept);
-  const eventType = stringField(payload, 'event');
-  const bookingId = isRecord(data) ? stringField(data, 'id') : undefined;
-  const detail: DeliveryDetail = {
-    id: observed.requestId,
-    receivedAt: new Date(observed.receivedAt).toISOString(),
-    endpoint: new URL(observed.target, 'http://localhost').pathname,
-    method: observed.method,
-    status: observed.statusCode,
-    reason,
-    ...(eventType === undefined ? {} : { eventType }),
-    ...(bookingId === undefined ? {} : { bookingId }),
-    ...(parsedHeader.ok ? { skewSeconds: nowSeconds - parsedHeader.header.timestamp } : {}),
-    bodyBytes: body.byteLength,
-    headers,
-    body: text ?? kept.toString('base64'),
-    bodyEncoding: text === undefined ? 'base64' : 'utf8',
-    bodyTruncated: kept !== body,
-    bodySha256: createHash('sha256').update(body).digest('hex'),
-    response: observed.responseBody,
-    ...(observed.statusCode === 401
-      ? { diagnosis: diagnose(signature ?? '', body, reason, nowSeconds) }
-      : {}),
-  };
-  return {
-    detail,
-    bytes: kept === body ? body : undefined,
-    rawHeaders: observed.rawHeaders,
-    target: observed.target,
-  };
+export class StoredDelivery {
+  /** The request id the local server gave the call (`x-amzn-RequestId`). */
+  readonly id: string;
+  readonly method: string;
+  /** Request target as sent (path and query). */
+  readonly target: string;
+  /** Header names and values in the order received. */
+  readonly rawHeaders: readonly string[];
+  readonly status: number;
+  readonly bodyBytes: number;
+  /** Arrival time, epoch milliseconds. */
+  readonly receivedAt: number;
+  readonly #responseBody: string;
+  /** The whole body while it is held; its first {@link MAX_KEPT_BODY_BYTES} once let go. */
+  #body: Buffer;
+  #row: Row | undefined;
+  #sha256: string | undefined;
+  #replayOf: string | undefined;
+  #message: QueuedMessage | undefined;
+  #diagnosis: DiagnosisFields | undefined;
+
+  constructor(observed: ObservedDelivery) {
+    this.id = observed.requestId;
+    this.method = observed.method;
+    this.target = observed.target;
+    this.rawHeaders = observed.rawHeaders;
+    this.status = observed.statusCode;
+    this.bodyBytes = observed.body.byteLength;
+    this.receivedAt = observed.receivedAt;
+    this.#responseBody = observed.responseBody;
+    this.#body = observed.body;
+  }
+
+  /** The exact body, for a replay; `undefined` when it was above 64 KiB (kept truncated). */
+  get bytes(): Buffer | undefined {
+    return this.bodyBytes <= MAX_KEPT_BODY_BYTES ? this.#body : undefined;
+  }
+
+  /** The whole body, while the inspector holds it. */
+  get wholeBody(): Buffer | undefined {
+    return this.#body.byteLength === this.bodyBytes ? this.#body : undefined;
+  }
+
+  /** Bytes held beyond the kept 64 KiB: a whole body above that size, until it is let go. */
+  get heldBytes(): number {
+    return this.#body.byteLength > MAX_KEPT_BODY_BYTES ? this.#body.byteLength : 0;
+  }
+
+  /** Keeps only the first 64 KiB of a body above that size. */
+  letGoOfWholeBody(): void {
+    if (this.heldBytes > 0) this.#body = Buffer.from(this.#body.subarray(0, MAX_KEPT_BODY_BYTES));
+  }
+
+  /** The queue message a queued delivery became, once linked. */
+  get message(): QueuedMessage | undefined {
+    return this.#message;
+  }
+
+  /** Links a replay or a queue message. */
+  change(change: { readonly replayOf?: string; readonly message?: QueuedMessage }): void {
+    if (change.replayOf !== undefined) this.#replayOf = change.replayOf;
+    if (change.message !== undefined) this.#message = change.message;
+  }
+
+  /** Whether this is a 401 whose diagnosis is not made yet. */
+  get awaitsDiagnosis(): boolean {
+    return this.status === 401 && this.#diagnosis === undefined;
+  }
+
+  /** Keeps a 401's diagnosis. */
+  diagnosed(diagnosis: DiagnosisFields): void {
+    this.#diagnosis = diagnosis;
+  }
+
+  /** The list row. */
+  summary(): DeliverySummary {
+    this.#row ??= this.#readRow();
+    const { message } = this;
+    return {
+      ...this.#row,
+      ...(this.#replayOf === undefined ? {} : { replayOf: this.#replayOf }),
+      ...(message === undefined ? {} : { consumed: message.consumed }),
+    };
+  }
+
+  /**
+   * Everything the detail view shows. The SHA-256 is computed the first time; a whole body above
+   * 64 KiB is let go then (unless a 401 still awaits its diagnosis): nothing else needs it.
+   */
+  detail(): DeliveryDetail {
+    const whole = this.wholeBody;
+    if (this.#sha256 === undefined && whole !== undefined) {
+      this.#sha256 = createHash('sha256').update(whole).digest('hex');
+    }
+    if (!this.awaitsDiagnosis) this.letGoOfWholeBody();
+    const kept =
+      this.#body.byteLength > MAX_KEPT_BODY_BYTES
+        ? this.#body.subarray(0, MAX_KEPT_BODY_BYTES)
+        : this.#body;
+    const text = decodeUtf8(kept);
+    return {
+      ...this.summary(),
+      headers: pairs(this.rawHeaders),
+      body: text ?? kept.toString('base64'),
+      bodyEncoding: text === undefined ? 'base64' : 'utf8',
+      bodyTruncated: this.bodyBytes > MAX_KEPT_BODY_BYTES,
+      ...(this.#sha256 === undefined ? {} : { bodySha256: this.#sha256 }),
+      response: this.#responseBody,
+      ...this.#diagnosis,
+      ...(this.#message === undefined ? {} : { message: this.#message }),
+    };
+  }
+
+  /**
+   * The verdict from the receiver's own answer, event type and booking id from a body up to
+   * 64 KiB (reading a larger one would cost more than the call did), the skew from the header.
+   */
+  #readRow(): Row {
+    const answer = parseObject(this.#responseBody);
+    const reason = stringField(answer, 'reason') ?? stringField(answer, 'status') ?? 'unknown';
+    const payload =
+      this.bodyBytes <= MAX_KEPT_BODY_BYTES ? parseObject(this.#body.toString('utf8')) : undefined;
+    const data = payload?.data;
+    const parsedHeader = parseSignatureHeader(signatureOf(pairs(this.rawHeaders)));
+    const eventType = stringField(payload, 'event');
+    const bookingId = isRecord(data) ? stringField(data, 'id') : undefined;
+    return {
+      id: this.id,
+      receivedAt: new Date(this.receivedAt).toISOString(),
+      endpoint: new URL(this.target, 'http://localhost').pathname,
+      method: this.method,
+      status: this.status,
+      reason,
+      ...(eventType === undefined ? {} : { eventType }),
+      ...(bookingId === undefined ? {} : { bookingId }),
+      ...(parsedHeader.ok
+        ? { skewSeconds: Math.floor(this.receivedAt / 1000) - parsedHeader.header.timestamp }
+        : {}),
+      bodyBytes: this.bodyBytes,
+    };
+  }
 }
 
-/** The list row of a detail (the fields the table shows). */
-export function summaryOf(detail: DeliveryDetail): DeliverySummary {
-  const { headers, body, bodyEncoding, bodyTruncated, bodySha256, response, diagnosis, ...rest } =
-    detail;
-  const { message, ...summary } = rest;
-  return message === undefined ? summary : { ...summary, consumed: message.consumed };
+/** The `Service-Signature` value among request headers as sent, if any. */
+export function signatureOf(
+  headers: ReadonlyArray<readonly [name: string, value: string]>,
+): string | undefined {
+  return headers.find(([name]) => name.toLowerCase() === 'service-signature')?.[1];
 }
 
-function pairs(rawHeaders: readonly string[]): Array<readonly [string, string]> {
+/** Header name and value pairs from Node's flat `rawHeaders`. */
+export function pairs(rawHeaders: readonly string[]): Array<readonly [string, string]> {
   const result: Array<readonly [string, string]> = [];
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     result.push([rawHeaders[index] ?? '', rawHeaders[index + 1] ?? '']);

@@ -6,8 +6,15 @@ import type { LocalWebhookSecret } from '../dotenv.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { INSPECTOR_PATH } from '../webhook-server.js';
 import { type InspectorMode, refusalOf } from './access.js';
-import { describeDelivery, summaryOf } from './delivery.js';
-import { DeliveryStore } from './delivery-store.js';
+import {
+  type DeliveryDetail,
+  type DiagnosisFields,
+  pairs,
+  StoredDelivery,
+  signatureOf,
+} from './delivery.js';
+import { DeliveryStore, type StoreChange } from './delivery-store.js';
+import { MAX_HELD_BODY_BYTES, MAX_KEPT_BODY_BYTES, MAX_STREAM_BACKLOG_BYTES } from './limits.js';
 import { MessageTracker } from './message-tracker.js';
 import { pageAssets } from './page-assets.js';
 import { tapQueueRequests } from './queue-tap.js';
@@ -26,11 +33,13 @@ export interface InspectorOptions {
   readonly keyOf: (pathname: string) => LocalWebhookSecret | undefined;
   /** Base URL of the local server (known once it listens), for replays. */
   readonly origin: () => string;
+  /** Called with a failure of the inspector's own (a diagnosis that threw); no answer depends on it. */
+  readonly onError: (error: unknown) => void;
 }
 
 /** The local delivery inspector: hooks for the server and the queue, and its routes. */
 export interface Inspector {
-  /** For `startWebhookServer`'s `onDelivery`. */
+  /** For `startWebhookServer`'s `onDelivery`: records a delivery, never diagnoses it. */
   readonly onDelivery: (delivery: ObservedDelivery) => void;
   /** For `startWebhookServer`'s `inspector`: answers everything under `/_inspector`. */
   readonly routes: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -51,8 +60,9 @@ const REASONS_WITH_DIAGNOSIS = new Set<string>([
 
 /**
  * The inspector behind `http://127.0.0.1:<port>/_inspector`: keeps the last 500 deliveries,
- * explains 401s as `npm run verify` does, links queued deliveries to their queue message, and
- * serves the page, its JSON API, a live stream (server-sent events) and replays.
+ * explains 401s as `npm run verify` does (when one is opened, never on the request path), links
+ * queued deliveries to their queue message, and serves the page, its JSON API, a live stream
+ * (server-sent events) and replays.
  */
 export function createInspector(options: InspectorOptions): Inspector {
   const store = new DeliveryStore();
@@ -61,35 +71,68 @@ export function createInspector(options: InspectorOptions): Inspector {
   const keyOfTarget = (target: string): LocalWebhookSecret | undefined =>
     options.keyOf(new URL(target, 'http://localhost').pathname);
 
-  const diagnoseFor =
-    (target: string) =>
-    (header: string, body: Buffer, reason: string, now: number): string[] => {
-      const key = keyOfTarget(target);
-      if (key === undefined || !REASONS_WITH_DIAGNOSIS.has(reason)) return [];
-      const parsed = parseSignatureHeader(header);
-      return diagnoseSignature({
+  /** A 401's diagnosis from its whole body; why there is none when it cannot be made. */
+  const diagnosisOf = (stored: StoredDelivery): DiagnosisFields => {
+    const body = stored.wholeBody;
+    if (body === undefined) {
+      return {
+        noDiagnosis: `the whole body (${stored.bodyBytes} bytes) is no longer held: the inspector holds at most ${MAX_HELD_BODY_BYTES / 1024 / 1024} MiB of bodies above ${MAX_KEPT_BODY_BYTES / 1024} KiB until they are opened; run npm run verify on the exact bytes`,
+      };
+    }
+    const { reason } = stored.summary();
+    const key = keyOfTarget(stored.target);
+    if (key === undefined || !REASONS_WITH_DIAGNOSIS.has(reason)) return { diagnosis: [] };
+    const header = signatureOf(pairs(stored.rawHeaders)) ?? '';
+    const parsed = parseSignatureHeader(header);
+    try {
+      const diagnosis = diagnoseSignature({
         header,
         body,
         key: { key: key.secret, raw: key.secret, source: key.variable },
-        now,
+        now: Math.floor(stored.receivedAt / 1000),
         reason: reason as VerifyFailureReason,
         timestamp: parsed.ok ? parsed.header.timestamp : undefined,
       });
-    };
-
-  const onDelivery = (observed: ObservedDelivery): void => {
-    const stored = describeDelivery(observed, diagnoseFor(observed.target));
-    const { detail } = stored;
-    const message =
-      detail.reason === 'queued'
-        ? tracker.claim(observed.body.toString('utf8'), signatureTimestamp(detail.headers))
-        : undefined;
-    store.add(message === undefined ? stored : { ...stored, detail: { ...detail, message } });
+      return diagnosis.ok ? { diagnosis: diagnosis.hints } : { noDiagnosis: diagnosis.why };
+    } catch (error) {
+      options.onError(error);
+      return { noDiagnosis: 'the diagnosis failed (npm start printed why)' };
+    }
   };
 
-  store.subscribe((summary) => {
-    const event = `event: delivery\ndata: ${JSON.stringify(summary)}\n\n`;
-    for (const stream of streams) stream.write(event);
+  /** The detail of a kept delivery; a 401 opened for the first time is diagnosed then, once. */
+  const openDetail = (stored: StoredDelivery): DeliveryDetail => {
+    if (stored.awaitsDiagnosis) stored.diagnosed(diagnosisOf(stored));
+    return stored.detail();
+  };
+
+  const onDelivery = (observed: ObservedDelivery): void => {
+    const stored = new StoredDelivery(observed);
+    const message =
+      stored.status === 200
+        ? tracker.claim(
+            observed.body.toString('utf8'),
+            signatureTimestamp(signatureOf(pairs(observed.rawHeaders))),
+          )
+        : undefined;
+    if (message !== undefined) stored.change({ message });
+    store.add(stored);
+  };
+
+  store.subscribe((change) => {
+    // Nobody watching: the row is not even read (that waits until it is listed).
+    if (streams.size === 0) return;
+    const event = streamEvent(change);
+    for (const stream of streams) {
+      // A page that stopped reading is let go rather than buffered for without end; it reloads
+      // the list when its EventSource reconnects.
+      if (stream.writableLength > MAX_STREAM_BACKLOG_BYTES) {
+        streams.delete(stream);
+        stream.destroy();
+      } else {
+        stream.write(event);
+      }
+    }
   });
 
   const routes = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -115,7 +158,7 @@ export function createInspector(options: InspectorOptions): Inspector {
     if (single !== null) {
       const stored = store.get(single[1] ?? '');
       if (stored === undefined) return sendJson(response, 404, { message: 'No such delivery' });
-      return sendJson(response, 200, stored.detail);
+      return sendJson(response, 200, openDetail(stored));
     }
     if (route === 'api/stream') return openStream(response);
     const asset = (await pageAssets()).get(route === '' ? 'index.html' : route);
@@ -150,7 +193,7 @@ export function createInspector(options: InspectorOptions): Inspector {
     return sendJson(response, 200, {
       status: answer.status,
       replayOf: id,
-      ...(replayed === undefined ? {} : { delivery: summaryOf(replayed.detail) }),
+      ...(replayed === undefined ? {} : { delivery: replayed.summary() }),
     });
   };
 
@@ -184,9 +227,14 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
 } as const;
 
-function signatureTimestamp(headers: ReadonlyArray<readonly [string, string]>): number | undefined {
-  const value = headers.find(([name]) => name.toLowerCase() === 'service-signature')?.[1];
-  const parsed = parseSignatureHeader(value);
+/** One server-sent event of the live stream: `delivery` (a row new or changed) or `dropped`. */
+function streamEvent(change: StoreChange): string {
+  const data = change.kind === 'delivery' ? change.delivery.summary() : { id: change.id };
+  return `event: ${change.kind}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function signatureTimestamp(header: string | undefined): number | undefined {
+  const parsed = parseSignatureHeader(header);
   return parsed.ok ? parsed.header.timestamp : undefined;
 }
 

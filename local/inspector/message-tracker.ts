@@ -64,8 +64,8 @@ export class MessageTracker {
 
   #change(messageId: string, change: (message: QueuedMessage) => QueuedMessage): void {
     const stored = this.#store.findByMessageId(messageId);
-    const message = stored?.detail.message;
+    const message = stored?.message;
     if (stored === undefined || message === undefined) return;
-    this.#store.update(stored.detail.id, { message: change(message) });
+    this.#store.update(stored.id, { message: change(message) });
   }
 }

@@ -47,7 +47,7 @@ export function replayDelivery(
   }
   const url = new URL(delivery.target, options.origin);
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(url, { method: delivery.detail.method, headers }, (response) => {
+    const outgoing = httpRequest(url, { method: delivery.method, headers }, (response) => {
       response.resume();
       response.on('end', () => {
         const id = response.headers['x-amzn-requestid'];

@@ -1,4 +1,6 @@
 import { describe, it } from 'vitest';
+import { MAX_DIAGNOSED_DEPTH } from '../../cli/lib/diagnose-signature.js';
+import { signPayload } from '../../lambda/core/index.js';
 import { senderVector } from '../lambda/core/sender-vectors.js';
 import { runScript, scratchFiles } from './lib/spawn-script.js';
 
@@ -97,6 +99,34 @@ describe.concurrent('Script: npm run verify', () => {
     expect(run.stdout).not.toContain(vector.key.trim());
     expect(run.stderr).toBe('');
   });
+
+  // Issue 20, finding 7: the diagnosis threw a RangeError and verify died with a stack trace.
+  it.for([
+    ['forged', 0, 'signature_mismatch'],
+    ['stale', 3_600, 'timestamp_too_old'],
+  ] as const)(
+    'exits 1 with the verdict and no diagnosis for a %s body nested 50,000 deep',
+    async ([name, age, reason], { expect }) => {
+      // Prepare
+      const text = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+      const body = await file(`deep-${name}.json`, text);
+      const header = signPayload(text, 'not-the-endpoint-key', pretty.t - age);
+
+      // Act
+      const run = await runScript(
+        'verify',
+        ['--header', header, '--body-file', body, '--now', String(pretty.t)],
+        { WEBHOOK_SECRET: pretty.key },
+      );
+
+      // Assess
+      expect(run).toEqual({
+        status: 1,
+        stdout: `invalid: ${reason}\nno diagnosis: body nested deeper than ${MAX_DIAGNOSED_DEPTH} levels\n`,
+        stderr: '',
+      });
+    },
+  );
 
   it('exits 1 and says which --now would have been valid when the clock is off', async ({
     expect,

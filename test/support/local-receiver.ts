@@ -2,21 +2,29 @@ import { join } from 'node:path';
 import type { InspectorMode } from '../../local/inspector/access.js';
 import { type LocalReceiver, startLocalReceiver } from '../../local/local-receiver.js';
 
+/** Whose failure a receiver started in process reported: the handler's, or the inspector's. */
+export type FailureSource = 'handler' | 'inspector';
+
 /**
  * Starts what `npm start` runs (`startLocalReceiver`: the embedded queue, then the production
  * handler behind HTTP), in this process and on free ports of 127.0.0.1, for tests that need a
  * hold on it a child process would not give (its queue's listener, the handler's logs). Like
  * `npm start` it fills in `process.env` (WEBHOOK_SECRET, QUEUE_URL, ...), which the handler reads
- * at cold start. A handler error is rethrown, so it fails the run instead of becoming a 502.
+ * at cold start. By default a handler or inspector error is rethrown, so it fails the run instead
+ * of becoming a 502 or a log line.
  *
  * @param key - the signing key, set as `WEBHOOK_SECRET`
  * @param dir - a directory of the test's own, where the receiver looks for `.env`
  * @param inspector - `INSPECTOR` (default: served on loopback, as `npm start` does)
+ * @param onFailure - called instead of rethrowing, for tests that assert on what is reported
  */
 export function startLocalReceiverInProcess(
   key: string,
   dir: string,
   inspector: InspectorMode = 'auto',
+  onFailure: (source: FailureSource, error: unknown) => void = (_, error) => {
+    throw error;
+  },
 ): Promise<LocalReceiver> {
   process.env.WEBHOOK_SECRET = key;
   return startLocalReceiver({
@@ -28,8 +36,7 @@ export function startLocalReceiverInProcess(
     env: process.env,
     stateDir: join(dir, 'queues'),
     dotEnvPath: join(dir, '.env'),
-    onHandlerError: (error) => {
-      throw error;
-    },
+    onHandlerError: (error) => onFailure('handler', error),
+    onInspectorError: (error) => onFailure('inspector', error),
   });
 }

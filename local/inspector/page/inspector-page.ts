@@ -3,12 +3,28 @@
 /**
  * The inspector page: the list (live through server-sent events), filters, the detail of one
  * delivery and the replay buttons. Plain DOM; every value is set as text, never as HTML.
+ *
+ * The list stays responsive under bursts: changes are gathered and applied once per frame, and
+ * only the rows that changed are built; it keeps the server's order and its cap.
  * @module
  */
 import type { DeliveryDetail, DeliverySummary } from '../delivery.js';
+import { MAX_KEPT_BODY_BYTES, MAX_KEPT_DELIVERIES } from '../limits.js';
 
 const API = '/_inspector/api';
-const deliveries = new Map<string, DeliverySummary>();
+
+/** A listed delivery and its row, in the server's order: oldest first, as Map keeps insertion. */
+interface Listed {
+  summary: DeliverySummary;
+  row: HTMLTableRowElement;
+}
+const listed = new Map<string, Listed>();
+/** Rows new or changed since the last frame, in arrival order, and deliveries the server dropped. */
+const pending = new Map<string, DeliverySummary>();
+const dropped = new Set<string>();
+let frameRequested = false;
+/** Set while the list is being (re)loaded: live changes wait for it. */
+let loading: Promise<void> | undefined;
 let selected: string | undefined;
 
 const byId = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -55,51 +71,137 @@ function visible(summary: DeliverySummary): boolean {
   return booking === '' || (summary.bookingId ?? '').includes(booking);
 }
 
-function renderList(): void {
-  const all = [...deliveries.values()].sort((a, b) => b.receivedAt.localeCompare(a.receivedAt));
-  const shown = all.filter(visible);
-  rows.replaceChildren(
-    ...shown.map((summary) => {
-      const link = element('a', { href: `#${summary.id}`, textContent: time(summary.receivedAt) });
-      link.setAttribute(
-        'aria-label',
-        `${summary.status} ${summary.reason} at ${time(summary.receivedAt)}`,
-      );
-      const row = element(
-        'tr',
-        {},
-        cell('c-time', '', link),
-        cell('c-endpoint', '', summary.endpoint),
-        cell('c-method', '', summary.method),
-        cell('c-status', '', statusBadge(summary.status)),
-        cell('c-reason', '', summary.consumed ? `${summary.reason}, consumed` : summary.reason),
-        cell('c-event', 'event', summary.eventType ?? '–'),
-        cell('c-booking', 'booking', summary.bookingId ?? '–'),
-        cell(
-          'c-skew num',
-          'skew s',
-          summary.skewSeconds === undefined ? '–' : String(summary.skewSeconds),
-        ),
-        cell('c-size num', 'body', size(summary.bodyBytes)),
-      );
-      row.dataset.id = summary.id;
-      row.dataset.status = String(summary.status);
-      if (summary.replayOf !== undefined) row.classList.add('replay');
-      if (summary.id === selected) row.classList.add('selected');
-      return row;
-    }),
+function buildRow(summary: DeliverySummary): HTMLTableRowElement {
+  const link = element('a', { href: `#${summary.id}`, textContent: time(summary.receivedAt) });
+  link.setAttribute(
+    'aria-label',
+    `${summary.status} ${summary.reason} at ${time(summary.receivedAt)}`,
   );
-  byId('empty').hidden = all.length > 0;
-  const noun = all.length === 1 ? 'delivery' : 'deliveries';
-  byId('count').textContent =
-    shown.length === all.length
-      ? `${all.length} ${noun}`
-      : `${shown.length} of ${all.length} shown`;
+  const row = element(
+    'tr',
+    {},
+    cell('c-time', '', link),
+    cell('c-endpoint', '', summary.endpoint),
+    cell('c-method', '', summary.method),
+    cell('c-status', '', statusBadge(summary.status)),
+    cell('c-reason', '', summary.consumed ? `${summary.reason}, consumed` : summary.reason),
+    cell('c-event', 'event', summary.eventType ?? '–'),
+    cell('c-booking', 'booking', summary.bookingId ?? '–'),
+    cell(
+      'c-skew num',
+      'skew s',
+      summary.skewSeconds === undefined ? '–' : String(summary.skewSeconds),
+    ),
+    cell('c-size num', 'body', size(summary.bodyBytes)),
+  );
+  row.dataset.id = summary.id;
+  row.dataset.status = String(summary.status);
+  row.hidden = !visible(summary);
+  if (summary.replayOf !== undefined) row.classList.add('replay');
+  if (summary.id === selected) row.classList.add('selected');
+  return row;
 }
 
+/** The count line and the empty-list hint. */
+function renderCount(): void {
+  let shown = 0;
+  for (const { row } of listed.values()) if (!row.hidden) shown += 1;
+  const all = listed.size;
+  byId('empty').hidden = all > 0;
+  const noun = all === 1 ? 'delivery' : 'deliveries';
+  byId('count').textContent = shown === all ? `${all} ${noun}` : `${shown} of ${all} shown`;
+}
+
+/** Shows or hides every row by the filters (the filters changed). */
+function applyFilters(): void {
+  for (const { summary, row } of listed.values()) row.hidden = !visible(summary);
+  renderCount();
+}
+
+function remove(id: string): void {
+  listed.get(id)?.row.remove();
+  listed.delete(id);
+}
+
+/** Applies the changes gathered since the last frame: only those rows are built or removed. */
+function flush(): void {
+  frameRequested = false;
+  if (loading !== undefined) return;
+  for (const id of dropped) remove(id);
+  dropped.clear();
+  const added: HTMLTableRowElement[] = [];
+  let selectedChanged = false;
+  for (const summary of pending.values()) {
+    const row = buildRow(summary);
+    const current = listed.get(summary.id);
+    if (current === undefined) added.push(row);
+    else current.row.replaceWith(row);
+    listed.set(summary.id, { summary, row });
+    if (summary.id === selected) selectedChanged = true;
+  }
+  pending.clear();
+  // Newest first: the last to arrive goes on top.
+  rows.prepend(...added.reverse());
+  // The server keeps the same number: a row beyond it could not be opened any more.
+  for (const id of listed.keys()) {
+    if (listed.size <= MAX_KEPT_DELIVERIES) break;
+    remove(id);
+  }
+  renderCount();
+  if (selectedChanged) void openFromHash();
+}
+
+function scheduleFlush(): void {
+  if (frameRequested) return;
+  frameRequested = true;
+  requestAnimationFrame(flush);
+}
+
+/** A row new or changed, shown at the next frame. */
 function upsert(summary: DeliverySummary): void {
-  deliveries.set(summary.id, summary);
-  renderList();
+  // A row changed twice before a frame keeps the place of its first arrival.
+  pending.set(summary.id, summary);
+  // A hidden tab gets no frames: keep no more waiting than the list can show.
+  for (const id of pending.keys()) {
+    if (pending.size <= MAX_KEPT_DELIVERIES) break;
+    pending.delete(id);
+  }
+  scheduleFlush();
+}
+
+function drop(id: string): void {
+  pending.delete(id);
+  dropped.add(id);
+  scheduleFlush();
+}
+
+/** Replaces the list with the server's (at start and after the live stream reconnects). */
+async function loadList(): Promise<void> {
+  const load = getJson<{ deliveries: DeliverySummary[] }>('/deliveries').then(({ deliveries }) => {
+    for (const { row } of listed.values()) row.remove();
+    listed.clear();
+    dropped.clear();
+    const built = deliveries.map((summary) => {
+      const row = buildRow(summary);
+      return [summary, row] as const;
+    });
+    // The server lists newest first; the map keeps oldest first.
+    for (const [summary, row] of [...built].reverse()) listed.set(summary.id, { summary, row });
+    rows.replaceChildren(...built.map(([, row]) => row));
+  });
+  loading = load;
+  try {
+    await load;
+  } finally {
+    loading = undefined;
+    // Live changes that arrived meanwhile: newer than the list, or already in it (updated in place).
+    flush();
+  }
+}
+
+function markSelected(previous: string | undefined): void {
+  if (previous !== undefined) listed.get(previous)?.row.classList.remove('selected');
+  if (selected !== undefined) listed.get(selected)?.row.classList.add('selected');
 }
 
 async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
@@ -156,7 +258,14 @@ function bodyViews(delivery: DeliveryDetail): HTMLElement {
     tabs.append(tab);
   }
   show('pretty');
-  const facts = `${delivery.bodyBytes} bytes, SHA-256 ${delivery.bodySha256}${delivery.bodyTruncated ? ' (kept truncated to the first 64 KiB)' : ''}`;
+  const digest =
+    delivery.bodySha256 === undefined
+      ? 'SHA-256 unknown: the whole body was let go before this delivery was first opened'
+      : `SHA-256 ${delivery.bodySha256}`;
+  const truncated = delivery.bodyTruncated
+    ? ` (kept truncated to the first ${MAX_KEPT_BODY_BYTES / 1024} KiB)`
+    : '';
+  const facts = `${delivery.bodyBytes} bytes, ${digest}${truncated}`;
   return element('div', {}, tabs, pre, element('p', { className: 'mono', textContent: facts }));
 }
 
@@ -244,6 +353,15 @@ function renderDetail(delivery: DeliveryDetail): void {
       ),
     );
   }
+  if (delivery.noDiagnosis !== undefined) {
+    parts.push(
+      element('h3', { textContent: 'Why it was rejected (as npm run verify explains it)' }),
+      element('p', {
+        className: 'no-diagnosis',
+        textContent: `No diagnosis: ${delivery.noDiagnosis}`,
+      }),
+    );
+  }
   if (delivery.message !== undefined) {
     const { message } = delivery;
     parts.push(
@@ -287,15 +405,31 @@ function renderDetail(delivery: DeliveryDetail): void {
 
 async function openFromHash(): Promise<void> {
   const id = decodeURIComponent(location.hash.slice(1));
+  const previous = selected;
   selected = id === '' ? undefined : id;
-  renderList();
+  markSelected(previous);
   if (selected === undefined) {
     detail.hidden = true;
     document.querySelector('main')?.classList.remove('with-detail');
     return;
   }
+  const response = await fetch(`${API}/deliveries/${encodeURIComponent(selected)}`);
+  if (response.status === 404 && listed.has(selected)) {
+    // Dropped on the server before its row was: it goes from the list too, and says why.
+    remove(selected);
+    renderCount();
+    detail.replaceChildren(
+      element('p', {
+        textContent: `This delivery is no longer kept: the inspector keeps the last ${MAX_KEPT_DELIVERIES}.`,
+      }),
+    );
+    detail.hidden = false;
+    return;
+  }
   try {
-    renderDetail(await getJson<DeliveryDetail>(`/deliveries/${encodeURIComponent(selected)}`));
+    const body = (await response.json()) as DeliveryDetail & { message?: string };
+    if (!response.ok) throw new Error(body.message ?? `HTTP ${response.status}`);
+    renderDetail(body);
     detail.focus({ preventScroll: true });
   } catch (error) {
     detail.replaceChildren(
@@ -311,20 +445,23 @@ function connect(): void {
   stream.addEventListener('open', () => {
     live.textContent = 'live';
     live.classList.add('on');
+    // First connection or a reconnection: what was missed meanwhile comes with the list.
+    void loadList();
   });
   stream.addEventListener('error', () => {
     live.textContent = 'reconnecting…';
     live.classList.remove('on');
   });
   stream.addEventListener('delivery', (event) => {
-    const summary = JSON.parse((event as MessageEvent<string>).data) as DeliverySummary;
-    upsert(summary);
-    if (summary.id === selected) void openFromHash();
+    upsert(JSON.parse((event as MessageEvent<string>).data) as DeliverySummary);
+  });
+  stream.addEventListener('dropped', (event) => {
+    drop((JSON.parse((event as MessageEvent<string>).data) as { id: string }).id);
   });
 }
 
-statusFilter.addEventListener('change', renderList);
-bookingSearch.addEventListener('input', renderList);
+statusFilter.addEventListener('change', applyFilters);
+bookingSearch.addEventListener('input', applyFilters);
 byId('filters').addEventListener('submit', (event) => event.preventDefault());
 window.addEventListener('hashchange', () => void openFromHash());
 document.addEventListener('keydown', (event) => {
@@ -336,8 +473,4 @@ document.addEventListener('keydown', (event) => {
 });
 
 connect();
-for (const summary of (await getJson<{ deliveries: DeliverySummary[] }>('/deliveries'))
-  .deliveries) {
-  deliveries.set(summary.id, summary);
-}
 await openFromHash();

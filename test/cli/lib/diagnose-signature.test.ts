@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { diagnoseSignature, type FailedVerification } from '../../../cli/lib/diagnose-signature.js';
-import { verifySignature } from '../../../lambda/core/index.js';
+import {
+  diagnoseSignature,
+  type FailedVerification,
+  MAX_DIAGNOSED_BODY_BYTES,
+  MAX_DIAGNOSED_DEPTH,
+} from '../../../cli/lib/diagnose-signature.js';
+import { signPayload, verifySignature } from '../../../lambda/core/index.js';
 import { type SenderVector, senderVector } from '../../lambda/core/sender-vectors.js';
 
 /** The failure verify saw for `vector` checked with `overrides`, ready to diagnose. */
@@ -25,12 +30,19 @@ function failure(
   return { ...input, reason: result.reason, timestamp: result.timestamp };
 }
 
+/** The hints for a failure the diagnosis reads (it fails the test when it declines). */
+function hintsOf(input: FailedVerification): readonly string[] {
+  const diagnosis = diagnoseSignature(input);
+  if (!diagnosis.ok) throw new Error(`no diagnosis: ${diagnosis.why}`);
+  return diagnosis.hints;
+}
+
 const compact = senderVector('php-default-compact');
 
 describe('Function: diagnoseSignature', () => {
   it('names the clock when the signature holds at the time t names', () => {
     // Act
-    const hints = diagnoseSignature(failure(compact, { now: compact.t + 3600 }));
+    const hints = hintsOf(failure(compact, { now: compact.t + 3600 }));
 
     // Assess
     expect(hints).toEqual([
@@ -40,7 +52,7 @@ describe('Function: diagnoseSignature', () => {
 
   it('says "after" for a call from the future', () => {
     // Act
-    const [hint] = diagnoseSignature(failure(compact, { now: compact.t - 400 }));
+    const [hint] = hintsOf(failure(compact, { now: compact.t - 400 }));
 
     // Assess
     expect(hint).toContain('signed 400 s (about 7 minutes) after --now');
@@ -48,7 +60,7 @@ describe('Function: diagnoseSignature', () => {
 
   it('reads long spans in days', () => {
     // Act
-    const [hint] = diagnoseSignature(failure(compact, { now: compact.t + 3 * 86_400 }));
+    const [hint] = hintsOf(failure(compact, { now: compact.t + 3 * 86_400 }));
 
     // Assess
     expect(hint).toContain('signed 259200 s (about 3 days) before --now');
@@ -59,7 +71,7 @@ describe('Function: diagnoseSignature', () => {
     const newlineKey = senderVector('php-key-with-trailing-newline');
 
     // Act
-    const hints = diagnoseSignature(failure(newlineKey, { now: newlineKey.t + 1000 }));
+    const hints = hintsOf(failure(newlineKey, { now: newlineKey.t + 1000 }));
 
     // Assess
     expect(hints[0]).toBe(
@@ -73,7 +85,7 @@ describe('Function: diagnoseSignature', () => {
     const reencoded = JSON.stringify(JSON.parse(compact.body));
 
     // Act
-    const hints = diagnoseSignature(failure(compact, { body: Buffer.from(reencoded) }));
+    const hints = hintsOf(failure(compact, { body: Buffer.from(reencoded) }));
 
     // Assess
     expect(hints).toEqual([
@@ -89,7 +101,7 @@ describe('Function: diagnoseSignature', () => {
     const key = { key: newlineKey.key, raw: `${newlineKey.key}\n`, source: '--secret-file' };
 
     // Act
-    const hints = diagnoseSignature(failure(newlineKey, { key }));
+    const hints = hintsOf(failure(newlineKey, { key }));
 
     // Assess
     expect(hints).toEqual([
@@ -99,7 +111,7 @@ describe('Function: diagnoseSignature', () => {
 
   it('names a sender that signs its body before squashing it', () => {
     // Act
-    const hints = diagnoseSignature(failure(senderVector('php-signed-pretty-text-unsquashed')));
+    const hints = hintsOf(failure(senderVector('php-signed-pretty-text-unsquashed')));
 
     // Assess
     expect(hints).toEqual([
@@ -109,7 +121,7 @@ describe('Function: diagnoseSignature', () => {
 
   it('falls back to the usual causes when nothing specific matches', () => {
     // Act
-    const hints = diagnoseSignature(
+    const hints = hintsOf(
       failure(compact, { key: { key: 'other', raw: 'other', source: 'WEBHOOK_SECRET' } }),
     );
 
@@ -135,7 +147,7 @@ describe('Function: diagnoseSignature', () => {
     ['an empty header', '', /^the header value must look like/],
   ])('explains %s', (_, header, hint) => {
     // Act
-    const hints = diagnoseSignature(failure(compact, { header }));
+    const hints = hintsOf(failure(compact, { header }));
 
     // Assess
     expect(hints).toEqual([expect.stringMatching(hint)]);
@@ -154,9 +166,84 @@ describe('Function: diagnoseSignature', () => {
     ],
   ])('explains a body with %s', (_, body, hint) => {
     // Act
-    const hints = diagnoseSignature(failure(compact, { body }));
+    const hints = hintsOf(failure(compact, { body }));
 
     // Assess
     expect(hints).toEqual([expect.stringMatching(hint)]);
+  });
+
+  // Issue 20, findings 4 and 7: JSON.stringify recursed once per level and threw a RangeError.
+  it.for([
+    ['arrays 50,000 deep (100 KB)', `${'['.repeat(50_000)}${']'.repeat(50_000)}`],
+    ['objects 20,000 deep (120 KB)', `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`],
+  ] as const)(
+    'declines a body of %s and says why, for a mismatch and a stale t alike',
+    ([, text]) => {
+      // Prepare
+      const now = compact.t;
+      const body = Buffer.from(text);
+      const header = signPayload(text, 'not-the-endpoint-key', now - 3_600);
+      const key = { key: compact.key, raw: compact.key, source: 'WEBHOOK_SECRET' };
+      const stale = verifySignature({ header, body, keys: [compact.key], now });
+      const forged = verifySignature({ header, body, keys: [compact.key], now: now - 3_600 });
+
+      // Act
+      const diagnoses = [stale, forged].map((result) =>
+        diagnoseSignature({
+          header,
+          body,
+          key,
+          now,
+          reason: result.ok ? 'signature_mismatch' : result.reason,
+          timestamp: now - 3_600,
+        }),
+      );
+
+      // Assess
+      expect([stale.ok || stale.reason, forged.ok || forged.reason]).toEqual([
+        'timestamp_too_old',
+        'signature_mismatch',
+      ]);
+      expect(diagnoses).toEqual([
+        { ok: false, why: `body nested deeper than ${MAX_DIAGNOSED_DEPTH} levels` },
+        { ok: false, why: `body nested deeper than ${MAX_DIAGNOSED_DEPTH} levels` },
+      ]);
+    },
+  );
+
+  it('reads a body nested exactly as deep as it allows', () => {
+    // Prepare: the key is right, the body was re-serialized by JSON.stringify on the way.
+    const deep = `${'['.repeat(MAX_DIAGNOSED_DEPTH)}"é"${']'.repeat(MAX_DIAGNOSED_DEPTH)}`;
+    const signed = `${'['.repeat(MAX_DIAGNOSED_DEPTH)}"\\u00e9"${']'.repeat(MAX_DIAGNOSED_DEPTH)}`;
+    const header = signPayload(signed, compact.key, compact.t);
+
+    // Act
+    const hints = hintsOf({
+      header,
+      body: Buffer.from(deep),
+      key: { key: compact.key, raw: compact.key, source: 'WEBHOOK_SECRET' },
+      now: compact.t,
+      reason: 'signature_mismatch',
+      timestamp: compact.t,
+    });
+
+    // Assess
+    expect(hints).toEqual([expect.stringContaining("re-serialized by PHP's json_encode defaults")]);
+  });
+
+  it('declines a body larger than the receiver can ever accept', () => {
+    // Prepare
+    const text = JSON.stringify({ padding: 'x'.repeat(MAX_DIAGNOSED_BODY_BYTES) });
+
+    // Act
+    const diagnosis = diagnoseSignature(
+      failure(compact, { body: Buffer.from(text), header: signPayload(text, 'other', compact.t) }),
+    );
+
+    // Assess
+    expect(diagnosis).toEqual({
+      ok: false,
+      why: `body of ${text.length} bytes, above the ${MAX_DIAGNOSED_BODY_BYTES} the diagnosis reads (the most MAX_BODY_BYTES allows)`,
+    });
   });
 });
