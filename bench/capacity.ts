@@ -69,6 +69,10 @@ const SCENARIOS: readonly Scenario[] = [
 const STEADY_RATES = [10, 100, 1_000, 10_000];
 const STEADY_SECONDS = 60;
 
+/** What the sender gets when Lambda refuses an invocation: API Gateway turns it into a 500. */
+const lambdaAnswer = (ingress: PricedIngress): string =>
+  ingress === 'function-url' ? '429 from Lambda' : '500 from API Gateway';
+
 /** How each limit shows to the sender, which quota it is, and what raises it. */
 const LIMIT_DETAILS: Record<
   Limit,
@@ -94,21 +98,21 @@ const LIMIT_DETAILS: Record<
   lambdaRequestRate: {
     name: 'Lambda request rate',
     quota: QUOTAS.lambdaRequestsPerConcurrency,
-    answer: (ingress) => (ingress === 'function-url' ? '429 from Lambda' : '500 from API Gateway'),
+    answer: lambdaAnswer,
     change:
       'more concurrency: quota increase of Lambda Concurrent executions (or a larger reservedConcurrency)',
   },
   lambdaConcurrency: {
     name: 'Lambda concurrency',
     quota: QUOTAS.lambdaConcurrency,
-    answer: (ingress) => (ingress === 'function-url' ? '429 from Lambda' : '500 from API Gateway'),
+    answer: lambdaAnswer,
     change:
       'quota increase of Lambda Concurrent executions (or a larger reservedConcurrency where one is set)',
   },
   lambdaScaling: {
     name: 'Lambda scaling rate',
     quota: QUOTAS.lambdaScalingRate,
-    answer: (ingress) => (ingress === 'function-url' ? '429 from Lambda' : '500 from API Gateway'),
+    answer: lambdaAnswer,
     change: 'not raisable: a sender that ramps up, or provisioned concurrency',
   },
   keyLoads: {
