@@ -1,3 +1,4 @@
+import { cpus, loadavg } from 'node:os';
 import { STAGE_THROTTLE_DEFAULTS } from '../lib/capacity-settings.js';
 import { RECEIVER_MEMORY_MB } from '../lib/webhook-receiver.js';
 import {
@@ -171,6 +172,7 @@ function quotaCell(quota: Quota | undefined, inputs: CapacityInputs): string {
 export const capacitySection: BenchSection = {
   name: 'capacity',
   async run(): Promise<BenchTable[]> {
+    const [loadBefore = 0] = loadavg();
     // Measured in this run: by the handler and cold-start sections when they ran before this
     // one, else here (the measurements are shared, never taken twice).
     const handler = await measureHandler();
@@ -381,6 +383,7 @@ export const capacitySection: BenchSection = {
         ['prices', `${PRICES.region}, read ${PRICES.date}`, 'bench/prices.ts, each with its page'],
       ],
       notes: [
+        `The durations follow the machine's load (a p99 stretches on a busy machine, and the whole of it is scaled as CPU): the 1-minute load average was ${loadBefore.toFixed(2)} when this section started, on ${cpus().length} cores.`,
         'Measured in this run: the handler latencies (the handler measurement, taken once per `npm run bench` and shared with the handler, logs and cost sections) and the module load (the cold-start measurement, shared with the cold-start section). Run alone, `npm run bench -- capacity` takes both measurements itself before modelling. Everything else above is a stated AWS default or an assumption, as marked.',
         'Simulated, not measured: no call reaches AWS. The token bucket is the algorithm API Gateway documents (bench/token-bucket.ts); Lambda, SQS, Secrets Manager and KMS limits are applied as their documented rates (bench/capacity-model.ts). API Gateway applies throttles on a best-effort basis, so real counts near a limit vary.',
       ],
