@@ -31,6 +31,16 @@ function receiver(overrides: Partial<DeployedReceiver> = {}): CapacityInputs {
   });
 }
 
+/** A function URL reserved to one environment that starts at once, each call holding it `seconds`. */
+function oneEnvironmentUrl(seconds: number): CapacityInputs {
+  return receiver({
+    ingress: 'function-url',
+    reservedConcurrency: 1,
+    warmCallSeconds: seconds,
+    coldStartSeconds: 0,
+  });
+}
+
 /** A queued call's bill inputs, every figure round, for cost arithmetic by hand. */
 const QUEUED_CALL: CostInputs = {
   ingress: 'http-api',
@@ -112,12 +122,7 @@ describe('Function: simulate', () => {
 
   it('turns away calls that find every environment of a reserved concurrency busy', () => {
     // Prepare: one environment, each call holding it 0.5 s, 10 calls in a second
-    const inputs = receiver({
-      ingress: 'function-url',
-      reservedConcurrency: 1,
-      warmCallSeconds: 0.5,
-      coldStartSeconds: 0,
-    });
+    const inputs = oneEnvironmentUrl(0.5);
 
     // Act
     const result = simulate(steadyScenario('one-second', 10, 1), inputs);
@@ -147,12 +152,7 @@ describe('Function: simulate', () => {
   it("turns calls away at Lambda's request rate of 10 a second per unit of concurrency", () => {
     // Prepare: a reservation of 1 allows 10 requests a second; 20 calls in one second. Before
     // call k (at k/20 s) the bucket holds 10 + 0.5k minus those passed, so calls 0 to 18 pass.
-    const inputs = receiver({
-      ingress: 'function-url',
-      reservedConcurrency: 1,
-      warmCallSeconds: 0.001,
-      coldStartSeconds: 0,
-    });
+    const inputs = oneEnvironmentUrl(0.001);
 
     // Act
     const result = simulate(steadyScenario('one-second', 20, 1), inputs);
