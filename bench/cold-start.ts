@@ -169,74 +169,105 @@ const METRICS = [
 const kib = (bytes: number): string => (bytes / 1024).toFixed(1);
 const ms = (value: number): string => value.toFixed(1);
 
+/** What {@link measureColdStart} found; the capacity section reuses it. */
+export interface ColdStartMeasurement {
+  /** The receiver's bundle, then the floor's. */
+  readonly bundles: readonly Bundle[];
+  /** Median of a metric over the processes that loaded bundle `b` (index) with variant `v`. */
+  readonly median: (b: number, v: number, metric: keyof LoadTime) => number;
+  /** The `cdk synth` asset byte-identical to the receiver bundle, if there is one. */
+  readonly asset: string | undefined;
+  /** The receiver's module load as deployed (source maps on): median CPU ms on this machine. */
+  readonly receiverLoadCpuMs: number;
+}
+
+let coldStart: Promise<ColdStartMeasurement> | undefined;
+
+/**
+ * Builds the receiver and floor bundles and loads each in fresh processes, once per `npm run
+ * bench` (the capacity section reuses the figures).
+ */
+export function measureColdStart(): Promise<ColdStartMeasurement> {
+  coldStart ??= runColdStartMeasurement();
+  return coldStart;
+}
+
+async function runColdStartMeasurement(): Promise<ColdStartMeasurement> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-cold-start-'));
+  try {
+    const receiver = await bundle(
+      'receiver (lambda/receiver/index.ts)',
+      { entryPoints: [join(ROOT, 'lambda/receiver/index.ts')] },
+      join(dir, 'receiver'),
+    );
+    const floor = await bundle(
+      'floor (2 SDK clients built)',
+      {
+        stdin: { contents: FLOOR_SOURCE, resolveDir: ROOT, sourcefile: 'floor.ts', loader: 'ts' },
+      },
+      join(dir, 'floor'),
+    );
+    const bundles = [receiver, floor];
+    const cells = bundles.flatMap((target, b) =>
+      VARIANTS.map((variant, v) => ({ target, variant, b, v, times: [] as LoadTime[] })),
+    );
+    // One process at a time, every cell once per round in a new random order, so a busy moment
+    // on the machine or a periodic neighbour hits every bundle alike.
+    for (let run = 0; run < RUNS; run++) {
+      for (const cell of shuffled(cells)) {
+        cell.times.push(await loadTime(cell.target.file, cell.variant.nodeOptions));
+      }
+    }
+    const median = (b: number, v: number, metric: keyof LoadTime): number =>
+      percentile(
+        cells.find((cell) => cell.b === b && cell.v === v)?.times.map((t) => t[metric]) ?? [],
+        0.5,
+      );
+    return {
+      bundles,
+      median,
+      asset: await identicalCdkAsset(receiver.file),
+      receiverLoadCpuMs: median(0, 0, 'cpuMs'),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** Bundle size and module-load time of the receiver against the bare-SDK floor. */
 export const coldStartSection: BenchSection = {
   name: 'cold-start',
   async run(): Promise<BenchTable> {
-    const dir = await mkdtemp(join(tmpdir(), 'bench-cold-start-'));
-    try {
-      const receiver = await bundle(
-        'receiver (lambda/receiver/index.ts)',
-        { entryPoints: [join(ROOT, 'lambda/receiver/index.ts')] },
-        join(dir, 'receiver'),
-      );
-      const floor = await bundle(
-        'floor (2 SDK clients built)',
-        {
-          stdin: { contents: FLOOR_SOURCE, resolveDir: ROOT, sourcefile: 'floor.ts', loader: 'ts' },
-        },
-        join(dir, 'floor'),
-      );
-      const bundles = [receiver, floor];
-      const cells = bundles.flatMap((target, b) =>
-        VARIANTS.map((variant, v) => ({ target, variant, b, v, times: [] as LoadTime[] })),
-      );
-      // One process at a time, every cell once per round in a new random order, so a busy moment
-      // on the machine or a periodic neighbour hits every bundle alike.
-      for (let run = 0; run < RUNS; run++) {
-        for (const cell of shuffled(cells)) {
-          cell.times.push(await loadTime(cell.target.file, cell.variant.nodeOptions));
-        }
-      }
-      const median = (b: number, v: number, metric: keyof LoadTime): number =>
-        percentile(
-          cells.find((cell) => cell.b === b && cell.v === v)?.times.map((t) => t[metric]) ?? [],
-          0.5,
-        );
-      const columns = VARIANTS.flatMap((variant, v) =>
-        METRICS.map((metric) => ({ v, metric, title: `${metric.title} (${variant.name})` })),
-      );
-      const asset = await identicalCdkAsset(receiver.file);
-      return {
-        title:
-          'Cold start: receiver bundle vs a bundle of only the SQS and Secrets Manager clients',
-        columns: ['bundle', 'minified KiB', 'source map KiB', ...columns.map(({ title }) => title)],
-        rows: [
-          ...bundles.map((b, index) => [
-            b.label,
-            kib(b.bytes),
-            kib(b.mapBytes),
-            ...columns.map(({ v, metric }) => ms(median(index, v, metric.key))),
-          ]),
-          [
-            'ratio receiver / floor',
-            '',
-            '',
-            ...columns.map(({ v, metric }) =>
-              (median(0, v, metric.key) / median(1, v, metric.key)).toFixed(2),
-            ),
-          ],
+    const { bundles, median, asset } = await measureColdStart();
+    const columns = VARIANTS.flatMap((variant, v) =>
+      METRICS.map((metric) => ({ v, metric, title: `${metric.title} (${variant.name})` })),
+    );
+    return {
+      title: 'Cold start: receiver bundle vs a bundle of only the SQS and Secrets Manager clients',
+      columns: ['bundle', 'minified KiB', 'source map KiB', ...columns.map(({ title }) => title)],
+      rows: [
+        ...bundles.map((b, index) => [
+          b.label,
+          kib(b.bytes),
+          kib(b.mapBytes),
+          ...columns.map(({ v, metric }) => ms(median(index, v, metric.key))),
+        ]),
+        [
+          'ratio receiver / floor',
+          '',
+          '',
+          ...columns.map(({ v, metric }) =>
+            (median(0, v, metric.key) / median(1, v, metric.key)).toFixed(2),
+          ),
         ],
-        notes: [
-          'Target: ratio <= 1.3 for the load time with source maps, as deployed. On this shared 2-core machine the wall-time ratio moved by up to 0.3 between runs; the CPU-time ratio beside it is the steadier reading.',
-          `Both built by esbuild with the construct's own options (LAMBDA_BUNDLING, ${LAMBDA_RUNTIME.name}: ESM, minified, SDK bundled, banner, external source map)${asset ? `; the receiver bundle is byte-identical to the \`cdk synth\` asset ${asset}` : ''}.`,
-          `Load = \`await import(bundle)\` timed inside a fresh \`node\` process with SECRET_ID, QUEUE_URL and AWS_REGION set; median of ${RUNS} processes per cell, the cells in a new random order each round.`,
-          'Deployed functions run with NODE_OPTIONS=--enable-source-maps; the columns without show what reading the source map costs at load.',
-          'Lambda runs Node 24 on arm64 with CPU in proportion to memory, so absolute times differ there: the ratio is the figure that carries over.',
-        ],
-      };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+      ],
+      notes: [
+        'Target: ratio <= 1.3 for the load time with source maps, as deployed. On this shared 2-core machine the wall-time ratio moved by up to 0.3 between runs; the CPU-time ratio beside it is the steadier reading.',
+        `Both built by esbuild with the construct's own options (LAMBDA_BUNDLING, ${LAMBDA_RUNTIME.name}: ESM, minified, SDK bundled, banner, external source map)${asset ? `; the receiver bundle is byte-identical to the \`cdk synth\` asset ${asset}` : ''}.`,
+        `Load = \`await import(bundle)\` timed inside a fresh \`node\` process with SECRET_ID, QUEUE_URL and AWS_REGION set; median of ${RUNS} processes per cell, the cells in a new random order each round.`,
+        'Deployed functions run with NODE_OPTIONS=--enable-source-maps; the columns without show what reading the source map costs at load.',
+        'Lambda runs Node 24 on arm64 with CPU in proportion to memory, so absolute times differ there: the ratio is the figure that carries over.',
+      ],
+    };
   },
 };

@@ -94,8 +94,6 @@ export interface CostEstimate {
   readonly totalUsd: number;
 }
 
-const CALLS = 1_000_000;
-
 function line(
   component: string,
   quantity: number,
@@ -113,20 +111,37 @@ function bill(lines: CostLine[]): CostEstimate {
   return { lines, totalUsd: lines.reduce((sum, { usd }) => sum + usd, 0) };
 }
 
-const FRONT_DOOR: Record<PricedIngress, { component: string; perMillionCalls: number }> = {
-  'http-api': {
-    component: 'API Gateway HTTP API calls',
-    perMillionCalls: PRICES.apiGatewayHttpPerMillionCalls,
-  },
-  'rest-api': {
-    component: 'API Gateway REST API calls',
-    perMillionCalls: PRICES.apiGatewayRestPerMillionCalls,
-  },
-  'function-url': {
-    component: 'Lambda function URL calls',
-    perMillionCalls: PRICES.functionUrlPerMillionCalls,
-  },
+const FRONT_DOOR: Record<
+  PricedIngress,
+  {
+    component: string;
+    price:
+      | 'apiGatewayHttpPerMillionCalls'
+      | 'apiGatewayRestPerMillionCalls'
+      | 'functionUrlPerMillionCalls';
+  }
+> = {
+  'http-api': { component: 'API Gateway HTTP API calls', price: 'apiGatewayHttpPerMillionCalls' },
+  'rest-api': { component: 'API Gateway REST API calls', price: 'apiGatewayRestPerMillionCalls' },
+  'function-url': { component: 'Lambda function URL calls', price: 'functionUrlPerMillionCalls' },
 };
+
+/** `calls` calls through a front door, as one line of the bill. */
+function frontDoorLine(ingress: PricedIngress, calls: number, prices: typeof PRICES): CostLine {
+  const { component, price } = FRONT_DOOR[ingress];
+  return line(component, calls, 'call', prices[price] / 1e6, perMillion(prices[price], 'calls'));
+}
+
+/** `gb` of CloudWatch Logs ingested, as one line of the bill. */
+function logsLine(gb: number, prices: typeof PRICES): CostLine {
+  return line(
+    'CloudWatch Logs ingested',
+    gb,
+    'GB',
+    prices.cloudWatchLogsPerGbIngested,
+    `$${prices.cloudWatchLogsPerGbIngested.toFixed(2)} per GB`,
+  );
+}
 
 /** A function's requests and its arm64 duration, as two lines of the bill. */
 function lambdaLines(
@@ -170,18 +185,28 @@ export function idempotencyLine(
 }
 
 /**
- * What one million queued webhooks cost through one front door, all in: the front door, the
- * receiver's requests and duration, the SQS send and the consumer's receives and deletes (one
- * each per batch), the consumer's requests and duration, the DynamoDB writes of its idempotency
- * records, the Secrets Manager calls left after caching, and the CloudWatch Logs ingested. Free
- * tiers are not subtracted.
+ * What one million queued webhooks cost through one front door, all in (see {@link estimateCost}).
  */
 export function estimateCostPerMillion(
   inputs: CostInputs,
   prices: typeof PRICES = PRICES,
 ): CostEstimate {
-  const frontDoor = FRONT_DOOR[inputs.ingress];
-  const batches = CALLS / inputs.consumerBatchSize;
+  return estimateCost(inputs, 1_000_000, prices);
+}
+
+/**
+ * What `calls` queued webhooks cost through one front door, all in: the front door, the
+ * receiver's requests and duration, the SQS send and the consumer's receives and deletes (one
+ * each per batch), the consumer's requests and duration, the DynamoDB writes of its idempotency
+ * records, the Secrets Manager calls left after caching (over `daysPerMonth`, whatever the
+ * number of calls), and the CloudWatch Logs ingested. Free tiers are not subtracted.
+ */
+export function estimateCost(
+  inputs: CostInputs,
+  calls: number,
+  prices: typeof PRICES = PRICES,
+): CostEstimate {
+  const batches = calls / inputs.consumerBatchSize;
   const sqsPerMillion =
     inputs.queue === 'fifo'
       ? prices.sqsFifoPerMillionRequests
@@ -190,23 +215,17 @@ export function estimateCostPerMillion(
   const secretCalls =
     inputs.warmEnvironments * refreshesPerEnvironment * inputs.secretCallsPerRefresh;
   const logBytes =
-    CALLS *
+    calls *
       (inputs.receiverLogBytesPerCall +
         inputs.platformLogBytesPerInvocation +
         inputs.accessLogBytesPerCall) +
     batches * inputs.platformLogBytesPerInvocation;
   return bill([
-    line(
-      frontDoor.component,
-      CALLS,
-      'call',
-      frontDoor.perMillionCalls / 1e6,
-      perMillion(frontDoor.perMillionCalls, 'calls'),
-    ),
-    ...lambdaLines('Receiver', CALLS, inputs.receiverBilledMs, inputs.receiverMemoryMb, prices),
+    frontDoorLine(inputs.ingress, calls, prices),
+    ...lambdaLines('Receiver', calls, inputs.receiverBilledMs, inputs.receiverMemoryMb, prices),
     line(
       `SQS ${inputs.queue} requests (send, receive and delete per batch of ${inputs.consumerBatchSize})`,
-      CALLS + 2 * batches,
+      calls + 2 * batches,
       'request',
       sqsPerMillion / 1e6,
       perMillion(sqsPerMillion, 'requests'),
@@ -218,7 +237,7 @@ export function estimateCostPerMillion(
       inputs.consumerMemoryMb,
       prices,
     ),
-    idempotencyLine(CALLS, inputs.idempotencyWritesPerRecord, prices),
+    idempotencyLine(calls, inputs.idempotencyWritesPerRecord, prices),
     line(
       'Secrets Manager API calls (after caching)',
       secretCalls,
@@ -226,14 +245,64 @@ export function estimateCostPerMillion(
       prices.secretsManagerPer10kCalls / 1e4,
       `$${prices.secretsManagerPer10kCalls.toFixed(2)} per 10,000 calls`,
     ),
-    line(
-      'CloudWatch Logs ingested',
-      logBytes / 1e9,
-      'GB',
-      prices.cloudWatchLogsPerGbIngested,
-      `$${prices.cloudWatchLogsPerGbIngested.toFixed(2)} per GB`,
-    ),
+    logsLine(logBytes / 1e9, prices),
   ]);
+}
+
+/** What a call answered without queueing anything costs: a forged one, say (401). */
+export interface UnqueuedCallInputs {
+  readonly ingress: PricedIngress;
+  /** Billed duration of one such invocation, whole ms (see {@link estimateBilledDurationMs}). */
+  readonly receiverBilledMs: number;
+  readonly receiverMemoryMb: number;
+  /**
+   * CloudWatch Logs bytes per call as metered: the receiver's lines and EMF, Lambda's own lines
+   * and the access log line.
+   */
+  readonly logBytesPerCall: number;
+}
+
+/**
+ * What `calls` invocations cost that queue nothing (forged calls answered 401): the front door,
+ * the receiver's requests and duration, and the logs they write. No SQS, consumer or DynamoDB.
+ */
+export function estimateUnqueuedCost(
+  inputs: UnqueuedCallInputs,
+  calls: number,
+  prices: typeof PRICES = PRICES,
+): CostEstimate {
+  return bill([
+    frontDoorLine(inputs.ingress, calls, prices),
+    ...lambdaLines('Receiver', calls, inputs.receiverBilledMs, inputs.receiverMemoryMb, prices),
+    logsLine((calls * inputs.logBytesPerCall) / 1e9, prices),
+  ]);
+}
+
+/**
+ * What calls the front door answered itself cost (a stage's 429, say): their price as front door
+ * calls, as the price list gives no exception for them, and their access log lines.
+ */
+export function estimateTurnedAwayCost(
+  ingress: PricedIngress,
+  calls: number,
+  accessLogBytesPerCall: number,
+  prices: typeof PRICES = PRICES,
+): CostEstimate {
+  return bill([
+    frontDoorLine(ingress, calls, prices),
+    logsLine((calls * accessLogBytesPerCall) / 1e9, prices),
+  ]);
+}
+
+/** The billed INIT phase of `coldStarts` new execution environments, arm64. */
+export function estimateInitCost(
+  coldStarts: number,
+  initBilledMs: number,
+  memoryMb: number,
+  prices: typeof PRICES = PRICES,
+): CostEstimate {
+  const [, duration] = lambdaLines('Receiver INIT', coldStarts, initBilledMs, memoryMb, prices);
+  return bill(duration ? [duration] : []);
 }
 
 /** The monthly cost that does not depend on traffic: the secret and the alarms. */

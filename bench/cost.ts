@@ -19,6 +19,7 @@ import {
 import {
   CLOUDWATCH_EVENT_OVERHEAD_BYTES,
   cloudWatchBytesPerCall,
+  type HandlerMeasurement,
   measureHandler,
   PLATFORM_BYTES_PER_CALL,
 } from './handler.js';
@@ -29,7 +30,7 @@ import type { BenchSection, BenchTable } from './section.js';
  * Assumed SendMessage round trip from Lambda to SQS in the same region, in ms. Not measured here
  * (no AWS account); generous on purpose, so the duration figure errs on the expensive side.
  */
-const SQS_ROUND_TRIP_MS = 20;
+export const SQS_ROUND_TRIP_MS = 20;
 
 /**
  * Execution environments assumed warm all month. A million webhooks a month is 0.4 per second on
@@ -50,6 +51,9 @@ const DYNAMODB_ROUND_TRIP_MS = 10;
 const CONSUMER_IDEMPOTENCY_MS_PER_BATCH =
   IDEMPOTENCY_WRITE_REQUESTS.processed * DYNAMODB_ROUND_TRIP_MS;
 const CONSUMER_MEMORY_MB = 256;
+
+/** Secrets Manager calls per key load: DescribeSecret, then GetSecretValue (steady state). */
+export const SECRET_CALLS_PER_REFRESH = 2;
 
 const INGRESSES: readonly PricedIngress[] = ['http-api', 'rest-api', 'function-url'];
 
@@ -76,6 +80,57 @@ function accessLogBytes(format: string): number {
   return Buffer.byteLength(`${line}\n`);
 }
 
+/** Bytes of a front door's access log line per call: the construct's format filled in; none for a function URL. */
+export function accessLogBytesPerCall(ingress: PricedIngress): number {
+  return {
+    'http-api': () => accessLogBytes(HTTP_API_ACCESS_LOG_FORMAT.toString()),
+    'rest-api': () => accessLogBytes(REST_API_ACCESS_LOG_FORMAT.toString()),
+    'function-url': () => 0,
+  }[ingress]();
+}
+
+/**
+ * Billed duration of one warm queued call at the receiver's memory: the measured in-process p99
+ * stretched by the vCPU share, plus the assumed SendMessage round trip.
+ */
+export function queuedCallBilledMs(handler: HandlerMeasurement): number {
+  return estimateBilledDurationMs({
+    measuredMs: handler.queued.p99Ms,
+    memoryMb: RECEIVER_MEMORY_MB,
+    sqsRoundTripMs: SQS_ROUND_TRIP_MS,
+  });
+}
+
+/**
+ * The cost model's inputs for queued calls through `ingress`, from the handler measured in this
+ * run; with `idempotency`, the consumer's DynamoDB writes of the default stack.
+ */
+export function queuedCallCostInputs(
+  ingress: PricedIngress,
+  handler: HandlerMeasurement,
+  { idempotency }: { readonly idempotency: boolean },
+): CostInputs {
+  return {
+    ingress,
+    receiverBilledMs: queuedCallBilledMs(handler),
+    receiverMemoryMb: RECEIVER_MEMORY_MB,
+    queue: 'standard',
+    consumerBatchSize: CONSUMER_BATCH_SIZE,
+    consumerBilledMsPerBatch:
+      CONSUMER_BILLED_MS_PER_BATCH + (idempotency ? CONSUMER_IDEMPOTENCY_MS_PER_BATCH : 0),
+    consumerMemoryMb: CONSUMER_MEMORY_MB,
+    warmEnvironments: WARM_ENVIRONMENTS,
+    secretCacheSeconds: CONFIG_DEFAULTS.SECRET_CACHE_SECONDS,
+    secretCallsPerRefresh: SECRET_CALLS_PER_REFRESH,
+    daysPerMonth: 30,
+    // Measured in this run, as CloudWatch Logs meters them (the logs section's figure).
+    receiverLogBytesPerCall: cloudWatchBytesPerCall(handler.queued),
+    platformLogBytesPerInvocation: PLATFORM_BYTES_PER_CALL,
+    accessLogBytesPerCall: accessLogBytesPerCall(ingress),
+    idempotencyWritesPerRecord: idempotency ? IDEMPOTENCY_WRITE_REQUESTS.processed : 0,
+  };
+}
+
 /** The number of alarms a default receiver creates, read from the construct itself. */
 function alarmCount(): number {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -90,43 +145,16 @@ export const costSection: BenchSection = {
   name: 'cost',
   async run(): Promise<BenchTable> {
     const handler = await measureHandler();
-    const receiverBilledMs = estimateBilledDurationMs({
-      measuredMs: handler.queued.p99Ms,
-      memoryMb: RECEIVER_MEMORY_MB,
-      sqsRoundTripMs: SQS_ROUND_TRIP_MS,
-    });
-    const accessLog: Record<PricedIngress, number> = {
-      'http-api': accessLogBytes(HTTP_API_ACCESS_LOG_FORMAT.toString()),
-      'rest-api': accessLogBytes(REST_API_ACCESS_LOG_FORMAT.toString()),
-      'function-url': 0,
-    };
-    // Measured in this run, as CloudWatch Logs meters them (the logs section's figure).
+    const receiverBilledMs = queuedCallBilledMs(handler);
+    const accessLog = (ingress: PricedIngress): number => accessLogBytesPerCall(ingress);
     const receiverLogBytes = cloudWatchBytesPerCall(handler.queued);
     const platform = PLATFORM_BYTES_PER_CALL;
-    const inputs = (ingress: PricedIngress): CostInputs => ({
-      ingress,
-      receiverBilledMs,
-      receiverMemoryMb: RECEIVER_MEMORY_MB,
-      queue: 'standard',
-      consumerBatchSize: CONSUMER_BATCH_SIZE,
-      consumerBilledMsPerBatch: CONSUMER_BILLED_MS_PER_BATCH,
-      consumerMemoryMb: CONSUMER_MEMORY_MB,
-      warmEnvironments: WARM_ENVIRONMENTS,
-      secretCacheSeconds: CONFIG_DEFAULTS.SECRET_CACHE_SECONDS,
-      secretCallsPerRefresh: 2,
-      daysPerMonth: 30,
-      receiverLogBytesPerCall: receiverLogBytes,
-      platformLogBytesPerInvocation: platform,
-      accessLogBytesPerCall: accessLog[ingress],
-      // The per-ingress lines price the path issue 15 names (front door to consumer); the
-      // idempotency table is its own line and row below, so either figure can be read alone.
-      idempotencyWritesPerRecord: 0,
-    });
-    const withIdempotency = (ingress: PricedIngress): CostInputs => ({
-      ...inputs(ingress),
-      consumerBilledMsPerBatch: CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH,
-      idempotencyWritesPerRecord: IDEMPOTENCY_WRITE_REQUESTS.processed,
-    });
+    // The per-ingress lines price the path issue 15 names (front door to consumer); the
+    // idempotency table is its own line and row below, so either figure can be read alone.
+    const inputs = (ingress: PricedIngress): CostInputs =>
+      queuedCallCostInputs(ingress, handler, { idempotency: false });
+    const withIdempotency = (ingress: PricedIngress): CostInputs =>
+      queuedCallCostInputs(ingress, handler, { idempotency: true });
     const estimates = INGRESSES.map((ingress) => estimateCostPerMillion(inputs(ingress)));
     const defaultStack = INGRESSES.map((ingress) =>
       estimateCostPerMillion(withIdempotency(ingress)),
@@ -176,11 +204,11 @@ export const costSection: BenchSection = {
       notes: [
         ...summary,
         `Receiver duration: ${receiverBilledMs} ms billed per call at ${RECEIVER_MEMORY_MB} MB = the measured in-process p99 of a queued call (${handler.queued.p99Ms.toFixed(2)} ms, handler section) x ${ONE_VCPU_MEMORY_MB}/${RECEIVER_MEMORY_MB} (the vCPU share of ${RECEIVER_MEMORY_MB} MB), + ${SQS_ROUND_TRIP_MS} ms assumed for the SendMessage round trip, rounded up to 1 ms. Conservative: p99 rather than the median (${handler.queued.medianMs.toFixed(2)} ms), and the whole time scaled, though only CPU work slows down.`,
-        `CloudWatch Logs per call: ${receiverLogBytes.toFixed(0)} bytes of receiver log and EMF per queued call, measured in this run as CloudWatch meters them (each line's bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES}; see the logs section), ${platform} bytes of Lambda START/END/REPORT lines per invocation at Lambda's default system log level (receiver, and consumer per batch), and the access log line rendered from the construct's own format: ${accessLog['http-api']} bytes (HTTP API), ${accessLog['rest-api']} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
+        `CloudWatch Logs per call: ${receiverLogBytes.toFixed(0)} bytes of receiver log and EMF per queued call, measured in this run as CloudWatch meters them (each line's bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES}; see the logs section), ${platform} bytes of Lambda START/END/REPORT lines per invocation at Lambda's default system log level (receiver, and consumer per batch), and the access log line rendered from the construct's own format: ${accessLog('http-api')} bytes (HTTP API), ${accessLog('rest-api')} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
         `SQS: the receiver's SendMessage per call, and per consumer batch of ${CONSUMER_BATCH_SIZE} (the construct's consumerBatchSize) one ReceiveMessage and one DeleteMessageBatch. At a steady 0.4 calls per second the 1 s batching window fills batches of about 1: priced with batches of 1, http-api costs ${usd(oneByOne.totalUsd)}. The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included. With a FIFO queue, http-api costs ${usd(fifo.totalUsd)}.`,
         `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured: ${CONSUMER_BILLED_MS_PER_BATCH} ms of work, + ${IDEMPOTENCY_WRITE_REQUESTS.processed} DynamoDB writes of ${DYNAMODB_ROUND_TRIP_MS} ms each, the records of a batch in parallel).`,
         `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, in the second total above (not in the first, nor in the cost per million lines); each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
-        `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${CONFIG_DEFAULTS.SECRET_CACHE_SECONDS} s) with 2 calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
+        `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${CONFIG_DEFAULTS.SECRET_CACHE_SECONDS} s) with ${SECRET_CALLS_PER_REFRESH} calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
         'Not included: free tiers (all would lower the figures), data transfer, X-Ray (tracing is off by default), a WAF web ACL (rest-api with webAclArn). SQS-managed encryption is free.',
         `Prices (${PRICES.region}, read ${PRICES.date}): ${[...new Set(Object.values(PRICE_SOURCES))].join(', ')}.`,
       ],

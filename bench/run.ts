@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
+import { capacitySection } from './capacity.js';
 import { coldStartSection } from './cold-start.js';
 import { costSection } from './cost.js';
 import { footprintSection } from './footprint.js';
@@ -20,6 +21,8 @@ const SECTIONS: readonly BenchSection[] = [
   inspectorSection,
   // After the handler section: it prices the latency measured there.
   costSection,
+  // After the handler and cold-start sections: it reuses their measurements.
+  capacitySection,
 ];
 const RESULTS_FILE = new URL('./results.md', import.meta.url);
 const MACHINE = `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}`;
@@ -55,8 +58,7 @@ function toMarkdown(table: BenchTable): string {
     line(table.columns),
     line(table.columns.map(() => '---')),
     ...table.rows.map(line),
-    '',
-    ...table.notes.map((note) => `- ${note}`),
+    ...(table.notes.length > 0 ? ['', ...table.notes.map((note) => `- ${note}`)] : []),
   ].join('\n');
 }
 
@@ -95,9 +97,15 @@ if (selected.length === 0) {
 }
 const blocks = await previousBlocks();
 for (const section of selected) {
-  const table = await section.run();
-  process.stdout.write(`${toConsole(table)}\n`);
-  blocks.set(section.name, `${sectionMarker(section.name)}\n${toMarkdown(table)}`);
+  const result = await section.run();
+  const tables: readonly BenchTable[] = Array.isArray(result) ? result : [result];
+  for (const table of tables) {
+    process.stdout.write(`${toConsole(table)}\n`);
+  }
+  blocks.set(
+    section.name,
+    `${sectionMarker(section.name)}\n${tables.map(toMarkdown).join('\n\n')}`,
+  );
 }
 const header = `# Benchmark results\n\nWritten by \`npm run bench\`; each section says when and where it was measured.`;
 const kept = SECTIONS.flatMap((section) => blocks.get(section.name) ?? []);

@@ -10,5 +10,6 @@ export interface BenchTable {
 export interface BenchSection {
   /** Short name, also accepted on the command line to run only this section. */
   readonly name: string;
-  run(): BenchTable | Promise<BenchTable>;
+  /** One table, or several written one after the other in the section's block. */
+  run(): BenchTable | readonly BenchTable[] | Promise<BenchTable | readonly BenchTable[]>;
 }

@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonResult } from 'autocannon';
 import { signPayload } from '../lambda/core/index.js';
+import { STAGE_THROTTLE_DEFAULTS } from '../lib/capacity-settings.js';
 import { startLocalProcess } from '../loadtest/local-process.js';
 import { buildBookingPayload } from '../local/booking-payload.js';
 import type { BenchSection, BenchTable } from './section.js';
@@ -77,7 +78,7 @@ export const throughputSection: BenchSection = {
       notes: [
         `Valid signed event_booked calls (${BODIES} distinct bodies, pre-signed), each answered 200 queued after a SendMessage to the embedded queue; ${WARM_UP_SECONDS} s warm-up not counted.`,
         `The receiver (one Node process: HTTP server, handler, embedded SQS, Powertools logs to a pipe) and autocannon share this machine's ${cpus().length} cores; the 1-minute load average before the run was ${loadBefore.toFixed(2)}.`,
-        'The deployed API is throttled at 100 req/s steady and 200 burst by default (context keys throttleRateLimit and throttleBurstLimit), far below this.',
+        `The deployed API is throttled at ${STAGE_THROTTLE_DEFAULTS.rateLimit} req/s steady and ${STAGE_THROTTLE_DEFAULTS.burstLimit} burst by default (context keys throttleRateLimit and throttleBurstLimit), below this; what it takes per front door is the capacity section.`,
       ],
     };
   },

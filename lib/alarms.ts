@@ -2,6 +2,7 @@ import { Aws, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -26,6 +27,14 @@ export interface WebhookReceiverAlarms {
   readonly receiverThrottles: cloudwatch.Alarm;
   /** The front door answered 5xx: a delivery the sender must retry. */
   readonly apiServerErrors: cloudwatch.Alarm;
+  /**
+   * The API stage answered 429: it turned calls away for capacity (its throttle, or the
+   * account's API Gateway quota), genuine deliveries among them unless a flood is under way. Read
+   * from the access log, since API Gateway's own `4XXError`/`4xx` metric mixes them with the 401s
+   * of forged calls. Absent with `function-url`, which has no stage: Lambda's throttles of it are
+   * `receiverThrottles`.
+   */
+  readonly apiThrottles: cloudwatch.Alarm | undefined;
   /** A spike of signature rejections (the receiver's `SignatureRejected` metric). */
   readonly signatureRejections: cloudwatch.Alarm;
   /** The keys could not be loaded (`KeyLoadFailure`): calls are being answered 503. */
@@ -38,6 +47,17 @@ export interface AlarmTargets {
   readonly deadLetterQueue: sqs.IQueue | undefined;
   readonly receiverFunction: lambda.IFunction;
   readonly serverErrors: cloudwatch.IMetric;
+  /** The API's access log group, whose 429 lines {@link WebhookReceiverAlarms.apiThrottles} counts. */
+  readonly accessLogGroup: logs.ILogGroup | undefined;
+}
+
+/**
+ * Name of the metric counting the stage's 429 answers, in the receiver's namespace. A metric
+ * filter can take dimensions only from fields of the log line, so the instance's service name is
+ * part of the name: two receivers in one account never share the metric.
+ */
+export function apiThrottledMetricName(serviceName: string): string {
+  return `ApiThrottled-${serviceName}`;
 }
 
 /** An SSL-only topic that CloudWatch alarms of this account and region may publish to, with the address subscribed. */
@@ -108,7 +128,7 @@ export function createAlarms(
       statistic: cloudwatch.Stats.SUM,
       period: fiveMinutes,
     });
-  const { deadLetterQueue } = targets;
+  const { deadLetterQueue, accessLogGroup } = targets;
   return {
     deadLetterQueueNotEmpty: deadLetterQueue
       ? alarm('DeadLetterQueueNotEmpty', {
@@ -144,6 +164,22 @@ export function createAlarms(
       description:
         'The front door answered 5xx: deliveries were not acknowledged and will be retried.',
     }),
+    apiThrottles: accessLogGroup
+      ? alarm('ApiThrottles', {
+          metric: accessLogGroup
+            .addMetricFilter('ApiThrottledCalls', {
+              // The access log's status is text ("429"): both formats quote every variable.
+              filterPattern: logs.FilterPattern.stringValue('$.status', '=', '429'),
+              metricNamespace: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+              metricName: apiThrottledMetricName(settings.serviceName),
+              metricValue: '1',
+            })
+            .metric({ statistic: cloudwatch.Stats.SUM, period: fiveMinutes }),
+          threshold: 0,
+          description:
+            'The API stage answered 429: calls were turned away for capacity and must be re-sent (raise throttleRateLimit if they were genuine).',
+        })
+      : undefined,
     signatureRejections: alarm('SignatureRejections', {
       metric: receiverMetric(METRIC_NAMES.signatureRejected),
       threshold: settings.signatureRejectionAlarmThreshold - 1,

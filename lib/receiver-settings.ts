@@ -9,6 +9,7 @@ import {
   ENDPOINT_NAME_RULE,
   isEndpointName,
 } from '../lambda/receiver/config.js';
+import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { endpointIdSuffix, type WebhookEndpoint } from './endpoints.js';
 import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
@@ -130,8 +131,15 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     forwardEvents,
     secretJsonField: props.secretJsonField,
     endpoints,
-    throttleRateLimit: checkPositive('throttleRateLimit', props.throttleRateLimit ?? 100),
-    throttleBurstLimit: checkInteger('throttleBurstLimit', props.throttleBurstLimit ?? 200, 1),
+    throttleRateLimit: checkPositive(
+      'throttleRateLimit',
+      props.throttleRateLimit ?? STAGE_THROTTLE_DEFAULTS.rateLimit,
+    ),
+    throttleBurstLimit: checkInteger(
+      'throttleBurstLimit',
+      props.throttleBurstLimit ?? STAGE_THROTTLE_DEFAULTS.burstLimit,
+      1,
+    ),
     alarmEmail: props.alarmEmail,
     alarmActions: props.alarmActions ?? [],
     consumer: props.consumer ?? false,

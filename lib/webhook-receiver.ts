@@ -50,7 +50,13 @@ export interface WebhookReceiverProps {
 
   /**
    * Reserved concurrency of the receiver function: the throttle of `function-url`, which has no
-   * API stage. A new account may not have the unreserved concurrency to spare.
+   * API stage (Lambda then also caps the function at 10 requests a second per unit). None by
+   * default because Lambda refuses a reservation that leaves the account fewer than 100
+   * unreserved, and a new account's concurrency quota starts below that: a default would fail
+   * the deploy there. Unreserved, the receiver shares the account's concurrency (1,000 by
+   * default), which turns away no catch-up the capacity model runs, but then only the account
+   * bounds a flood of forged calls to a function URL (docs/capacity.md gives the figures and the
+   * smallest value that still takes the catch-up).
    * @default - none reserved
    */
   readonly reservedConcurrency?: number;
@@ -132,15 +138,20 @@ export interface WebhookReceiverProps {
   readonly forwardEvents?: readonly string[];
 
   /**
-   * Steady-state request rate the API stage accepts, in requests per second. Not with
-   * `function-url`.
-   * @default 100
+   * Steady-state request rate the API stage accepts, in requests per second; calls above it are
+   * answered 429 by API Gateway (the `apiThrottles` alarm). Not with `function-url`. The default
+   * takes the booking service catching up after an hour's outage at 200 calls a second while new
+   * bookings keep coming (210 a second) with room to spare, and bounds what a flood of forged
+   * calls costs per hour (README, docs/capacity.md).
+   * @default 300
    */
   readonly throttleRateLimit?: number;
 
   /**
-   * Burst of requests the API stage accepts above the steady rate. Not with `function-url`.
-   * @default 200
+   * Burst of requests the API stage accepts above the steady rate. Not with `function-url`. The
+   * default is two seconds of the default rate, so a sender resuming with a clump of retries is
+   * not answered 429 while its average stays under the rate.
+   * @default 600
    */
   readonly throttleBurstLimit?: number;
 
@@ -338,6 +349,7 @@ export class WebhookReceiver extends Construct {
         deadLetterQueue: this.deadLetterQueue,
         receiverFunction: this.receiverFunction,
         serverErrors: ingress.serverErrors,
+        accessLogGroup: ingress.accessLogGroup,
       },
       [...settings.alarmActions, ...(this.alarmTopic ? [new SnsAction(this.alarmTopic)] : [])],
     );

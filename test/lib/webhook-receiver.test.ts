@@ -674,11 +674,11 @@ describe('Class: WebhookReceiver', () => {
       expect(resource(receiver.alarms.oldestMessageAge).Properties.Dimensions).toEqual([
         { Name: 'QueueName', Value: 'bookings' },
       ]);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
     });
 
-    it('creates seven alarms with no actions and no topic when no e-mail is given', () => {
-      standard.template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    it('creates eight alarms with no actions and no topic when no e-mail is given', () => {
+      standard.template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
       standard.template.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: Match.absent(),
       });
@@ -693,7 +693,7 @@ describe('Class: WebhookReceiver', () => {
       const opsTopicId = id(fifo.stack.node.findChild('OpsTopic'));
 
       // Assess
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
       template.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: [{ Ref: opsTopicId }, { Ref: topicId }],
       });
@@ -857,7 +857,7 @@ describe('Class: WebhookReceiver', () => {
     it('synthesize side by side with one API Gateway account setting', () => {
       template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
       template.resourceCountIs('AWS::ApiGateway::Account', 1);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 14);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 16);
     });
 
     it('never share an alarm name, an API name or a metric dimension', () => {
@@ -875,7 +875,7 @@ describe('Class: WebhookReceiver', () => {
       const watched = alarms.map((alarm) =>
         JSON.stringify([alarm.Namespace, alarm.MetricName, alarm.Dimensions]),
       );
-      expect(new Set(watched).size).toBe(14);
+      expect(new Set(watched).size).toBe(16);
       const serviceNames = [first, second].map(
         (receiver) =>
           template.toJSON().Resources[

@@ -64,7 +64,7 @@ describe('Function: createHttpApi (ingress http-api, the default)', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+      DefaultRouteSettings: { ThrottlingRateLimit: 300, ThrottlingBurstLimit: 600 },
       AccessLogSettings: {
         DestinationArn: { 'Fn::GetAtt': [id(receiver.accessLogGroup), 'Arn'] },
         Format: Match.stringLikeRegexp(

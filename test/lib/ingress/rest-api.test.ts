@@ -82,8 +82,8 @@ describe('Function: createRestApi (ingress rest-api)', () => {
         {
           HttpMethod: '*',
           ResourcePath: '/*',
-          ThrottlingRateLimit: 100,
-          ThrottlingBurstLimit: 200,
+          ThrottlingRateLimit: 300,
+          ThrottlingBurstLimit: 600,
           MetricsEnabled: true,
           LoggingLevel: 'ERROR',
           DataTraceEnabled: false,
