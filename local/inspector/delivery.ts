@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
+import { ALLOWED_SOURCE_IPS } from '../../lambda/receiver/config.js';
+import { SOURCE_NOT_ALLOWED } from '../../lambda/receiver/source-allowlist.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 
 /** Bodies above this size are kept truncated (with their full size and SHA-256). */
@@ -48,9 +50,14 @@ export interface DeliveryDetail extends DeliverySummary {
   readonly bodyTruncated: boolean;
   /** SHA-256 hex of the full body. */
   readonly bodySha256: string;
+  /** The caller's address as the receiver saw it (what `ALLOWED_SOURCE_IPS` is checked against). */
+  readonly sourceIp: string;
   /** The receiver's response body. */
   readonly response: string;
-  /** For 401s: what would have made the signature match (as `npm run verify` explains). */
+  /**
+   * For 401s: what would have made the signature match (as `npm run verify` explains); for a
+   * 403 `source_not_allowed`: which address was refused and what would let it in.
+   */
   readonly diagnosis?: readonly string[];
   readonly message?: QueuedMessage;
 }
@@ -106,9 +113,13 @@ export function describeDelivery(
     bodyEncoding: text === undefined ? 'base64' : 'utf8',
     bodyTruncated: kept !== body,
     bodySha256: createHash('sha256').update(body).digest('hex'),
+    sourceIp: observed.sourceIp,
     response: observed.responseBody,
     ...(observed.statusCode === 401
       ? { diagnosis: diagnose(signature ?? '', body, reason, nowSeconds) }
+      : {}),
+    ...(reason === SOURCE_NOT_ALLOWED
+      ? { diagnosis: sourceNotAllowedHints(observed.sourceIp) }
       : {}),
   };
   return {
@@ -119,10 +130,27 @@ export function describeDelivery(
   };
 }
 
+/** Why a call from `sourceIp` was refused, and what would let it in. */
+function sourceNotAllowedHints(sourceIp: string): string[] {
+  return [
+    `The call came from ${sourceIp || 'an unknown address'}, which is outside ${ALLOWED_SOURCE_IPS}: the receiver refused it before reading the body or loading a key.`,
+    `To let it in, add the address (or its range) to ${ALLOWED_SOURCE_IPS}, or unset it, and start npm start again.`,
+  ];
+}
+
 /** The list row of a detail (the fields the table shows). */
 export function summaryOf(detail: DeliveryDetail): DeliverySummary {
-  const { headers, body, bodyEncoding, bodyTruncated, bodySha256, response, diagnosis, ...rest } =
-    detail;
+  const {
+    headers,
+    body,
+    bodyEncoding,
+    bodyTruncated,
+    bodySha256,
+    sourceIp,
+    response,
+    diagnosis,
+    ...rest
+  } = detail;
   const { message, ...summary } = rest;
   return message === undefined ? summary : { ...summary, consumed: message.consumed };
 }

@@ -11,6 +11,7 @@ const delivery = (index: number) =>
       target: '/webhook',
       rawHeaders: ['Content-Type', 'application/json'],
       body: Buffer.from('{"event":"event_booked"}'),
+      sourceIp: '127.0.0.1',
       statusCode: 401,
       responseBody: '{"error":"unauthorized","reason":"missing_header"}',
     },
