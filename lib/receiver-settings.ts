@@ -206,18 +206,16 @@ function checkCustomDomain(
 ): CustomDomainSettings | undefined {
   const { domainName, certificate, hostedZoneId, hostedZoneName } = props;
   if (domainName === undefined) {
-    const needsDomain = (
-      [
-        ['certificate', certificate],
-        ['hostedZoneId', hostedZoneId],
-        ['hostedZoneName', hostedZoneName],
-        ['disableDefaultEndpoint', props.disableDefaultEndpoint || undefined],
-      ] as const
-    ).find(([, value]) => value !== undefined);
-    if (needsDomain !== undefined) {
+    if (props.disableDefaultEndpoint) {
       throw new InvalidWebhookReceiverPropsError(
-        `${needsDomain[0]} needs domainName${needsDomain[0] === 'disableDefaultEndpoint' ? ': without a custom domain the default endpoint is the only way in' : ''}`,
+        'disableDefaultEndpoint needs domainName: without a custom domain the default endpoint is the only way in',
       );
+    }
+    const orphan = Object.entries({ certificate, hostedZoneId, hostedZoneName }).find(
+      ([, value]) => value !== undefined,
+    );
+    if (orphan !== undefined) {
+      throw new InvalidWebhookReceiverPropsError(`${orphan[0]} needs domainName`);
     }
     return undefined;
   }
