@@ -268,18 +268,11 @@ export function recordUnknownEndpoint(
   path: string | undefined,
   apiRequestId: string | undefined,
 ): void {
-  observability.pending.received += 1;
-  storeCount(observability, METRIC_NAMES.rejected);
-  observability.metrics
-    .singleMetric()
-    .addDimension('reason', UNKNOWN_ENDPOINT)
-    .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-  observability.logger.warn('Webhook rejected: no endpoint at this path', {
-    outcome: 'rejected',
+  recordRefusal(observability, 'Webhook rejected: no endpoint at this path', {
     status: 404,
     reason: UNKNOWN_ENDPOINT,
+    apiRequestId,
     ...(path === undefined ? {} : { path: path.slice(0, 200) }),
-    ...(apiRequestId === undefined ? {} : { api_request_id: apiRequestId }),
   });
 }
 
@@ -297,19 +290,46 @@ export function recordSourceNotAllowed(
   sourceIp: string | undefined,
   apiRequestId: string | undefined,
 ): void {
-  observability.pending.received += 1;
-  storeCount(observability, METRIC_NAMES.rejected);
   storeCount(observability, METRIC_NAMES.sourceNotAllowed);
-  observability.metrics
-    .singleMetric()
-    .addDimension('reason', SOURCE_NOT_ALLOWED)
-    .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-  observability.logger.warn('Webhook rejected: source address not in ALLOWED_SOURCE_IPS', {
-    outcome: 'rejected',
+  recordRefusal(observability, 'Webhook rejected: source address not in ALLOWED_SOURCE_IPS', {
     status: 403,
     reason: SOURCE_NOT_ALLOWED,
+    apiRequestId,
     // Cut like the 404's path: an event built by hand may carry anything here.
     source_ip: (sourceIp ?? 'none').slice(0, 64),
+  });
+}
+
+/**
+ * Counts a call the handler refused before any key was loaded (in `WebhookRejected`, and per
+ * reason) and logs it at WARN with its status, reason, request id and `fields`.
+ */
+function recordRefusal(
+  observability: Observability,
+  message: string,
+  {
+    status,
+    reason,
+    apiRequestId,
+    ...fields
+  }: {
+    status: number;
+    reason: string;
+    apiRequestId: string | undefined;
+    [field: string]: unknown;
+  },
+): void {
+  observability.pending.received += 1;
+  storeCount(observability, METRIC_NAMES.rejected);
+  observability.metrics
+    .singleMetric()
+    .addDimension('reason', reason)
+    .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
+  observability.logger.warn(message, {
+    outcome: 'rejected',
+    status,
+    reason,
+    ...fields,
     ...(apiRequestId === undefined ? {} : { api_request_id: apiRequestId }),
   });
 }
