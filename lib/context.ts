@@ -40,6 +40,15 @@ export function readReceiverContext(node: Node): ReceiverContext {
   const props: ReceiverStackProps = {
     ...optional('ingress', readIngress(get('ingress'))),
     ...optional('webAclArn', readString('webAclArn', get('webAclArn'))),
+    ...optional('domainName', readString('domainName', get('domainName'))),
+    ...optional('certificateArn', readString('certificateArn', get('certificateArn'))),
+    ...optional('hostedZoneId', readString('hostedZoneId', get('hostedZoneId'))),
+    ...optional('hostedZoneName', readString('hostedZoneName', get('hostedZoneName'))),
+    ...optional(
+      'disableDefaultEndpoint',
+      readBoolean('disableDefaultEndpoint', get('disableDefaultEndpoint')),
+    ),
+    ...optional('allowedSourceIps', readList('allowedSourceIps', get('allowedSourceIps'))),
     ...optional(
       'reservedConcurrency',
       readNumber('reservedConcurrency', get('reservedConcurrency')),

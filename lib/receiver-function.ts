@@ -3,9 +3,10 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { ALLOWED_SOURCE_IPS } from '../lambda/receiver/config.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
 import { createFunction } from './lambda-function.js';
-import type { ReceiverSettings } from './receiver-settings.js';
+import { INGRESS_WITH_SOURCE_POLICY, type ReceiverSettings } from './receiver-settings.js';
 
 /**
  * Memory of the receiver function, in MB. Memory buys CPU on Lambda: 512 MB keeps the cold start
@@ -50,6 +51,7 @@ export function createReceiverFunction(
       ...(settings.secretJsonField === undefined
         ? {}
         : { SECRET_JSON_FIELD: settings.secretJsonField }),
+      ...sourceAllowlistEnvironment(settings),
     },
   });
   const secrets = 'secret' in keys ? [keys.secret] : keys.endpoints.map(({ secret }) => secret);
@@ -60,6 +62,17 @@ export function createReceiverFunction(
   // SQS needs both to put a message on a queue encrypted with a customer managed key.
   queue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
   return fn;
+}
+
+/**
+ * `ALLOWED_SOURCE_IPS` behind the front doors that cannot refuse other sources themselves; a
+ * REST API's resource policy refuses them before the receiver is invoked.
+ */
+function sourceAllowlistEnvironment(settings: ReceiverSettings): Record<string, string> {
+  const { allowedSourceIps, ingress } = settings;
+  return allowedSourceIps === undefined || INGRESS_WITH_SOURCE_POLICY.includes(ingress)
+    ? {}
+    : { [ALLOWED_SOURCE_IPS]: allowedSourceIps.join(',') };
 }
 
 /**

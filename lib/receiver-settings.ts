@@ -1,4 +1,5 @@
 import { Duration, Names, Token } from 'aws-cdk-lib';
+import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -9,6 +10,7 @@ import {
   ENDPOINT_NAME_RULE,
   isEndpointName,
 } from '../lambda/receiver/config.js';
+import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { endpointIdSuffix, type WebhookEndpoint } from './endpoints.js';
@@ -20,6 +22,24 @@ export const INGRESS_KINDS = ['http-api', 'rest-api', 'function-url'] as const;
 
 /** How calls reach the receiver function. */
 export type IngressKind = (typeof INGRESS_KINDS)[number];
+
+/**
+ * The front doors that enforce `allowedSourceIps` themselves, with a resource policy: API Gateway
+ * refuses other sources without invoking the receiver. Behind the others the receiver enforces
+ * it (`ALLOWED_SOURCE_IPS`).
+ */
+export const INGRESS_WITH_SOURCE_POLICY: readonly IngressKind[] = ['rest-api'];
+
+/** The front doors that can serve a custom domain (`domainName`): API Gateway's. */
+export const INGRESS_WITH_CUSTOM_DOMAIN: readonly IngressKind[] = ['http-api', 'rest-api'];
+
+/** The user's own domain in front of the API, from `domainName`, `certificate` and the hosted zone. */
+export interface CustomDomainSettings {
+  readonly domainName: string;
+  readonly certificate: acm.ICertificate;
+  /** Where to create the alias records (A and AAAA); none without `hostedZoneId`. */
+  readonly hostedZone: { readonly hostedZoneId: string; readonly zoneName: string } | undefined;
+}
 
 /** Thrown when {@link WebhookReceiverProps} hold a value the receiver cannot work with. */
 export class InvalidWebhookReceiverPropsError extends InvalidConfigurationError {}
@@ -54,6 +74,11 @@ export interface ReceiverSettings {
   readonly signatureRejectionAlarmThreshold: number;
   readonly messageAgeAlarmThreshold: Duration;
   readonly apiGatewayCloudWatchRole: boolean;
+  readonly customDomain: CustomDomainSettings | undefined;
+  /** Whether the API's generated `execute-api` endpoint is turned off (only with a custom domain). */
+  readonly disableDefaultEndpoint: boolean;
+  /** The allowed source ranges as `address/prefix`; `undefined` lets every source in. */
+  readonly allowedSourceIps: readonly string[] | undefined;
 }
 
 const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
@@ -73,6 +98,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     );
   }
   checkIngressOptions(ingress, props);
+  const customDomain = checkCustomDomain(ingress, props);
   const forwardEvents = checkEvents(props.forwardEvents ?? [CONFIG_DEFAULTS.FORWARD_EVENTS]);
   if (props.alarmEmail !== undefined && !EMAIL.test(props.alarmEmail)) {
     throw new InvalidWebhookReceiverPropsError(
@@ -163,7 +189,100 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     ),
     messageAgeAlarmThreshold,
     apiGatewayCloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
+    customDomain,
+    // Left open beside a custom domain, the generated endpoint would be a way around it.
+    disableDefaultEndpoint: customDomain !== undefined && (props.disableDefaultEndpoint ?? true),
+    allowedSourceIps: checkAllowedSourceIps(props.allowedSourceIps),
   };
+}
+
+/** A lower-case DNS name of at least two labels: API Gateway takes no upper case or wildcard here. */
+const DOMAIN_NAME =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** A Route 53 hosted zone id, e.g. `Z0123456789ABCDEFGHIJ` (without `/hostedzone/`). */
+const HOSTED_ZONE_ID = /^[A-Z0-9]{1,32}$/;
+
+/**
+ * `domainName` with its `certificate`, and the hosted zone (`hostedZoneId` with
+ * `hostedZoneName`) when given; `disableDefaultEndpoint` needs the domain, which is then the only
+ * way in.
+ */
+function checkCustomDomain(
+  ingress: IngressKind,
+  props: WebhookReceiverProps,
+): CustomDomainSettings | undefined {
+  const { domainName, certificate, hostedZoneId, hostedZoneName } = props;
+  if (domainName === undefined) {
+    if (props.disableDefaultEndpoint) {
+      throw new InvalidWebhookReceiverPropsError(
+        'disableDefaultEndpoint needs domainName: without a custom domain the default endpoint is the only way in',
+      );
+    }
+    const orphan = Object.entries({ certificate, hostedZoneId, hostedZoneName }).find(
+      ([, value]) => value !== undefined,
+    );
+    if (orphan !== undefined) {
+      throw new InvalidWebhookReceiverPropsError(`${orphan[0]} needs domainName`);
+    }
+    return undefined;
+  }
+  if (!INGRESS_WITH_CUSTOM_DOMAIN.includes(ingress)) {
+    throw new InvalidWebhookReceiverPropsError(
+      `domainName needs ingress ${INGRESS_WITH_CUSTOM_DOMAIN.join(' or ')}, got ingress ${ingress}: API Gateway serves a custom domain with its own certificate and mapping, a Lambda function URL has no custom domain (it would take a CloudFront distribution in front, a front door of its own)`,
+    );
+  }
+  if (!Token.isUnresolved(domainName) && !DOMAIN_NAME.test(domainName)) {
+    throw new InvalidWebhookReceiverPropsError(
+      `domainName ${JSON.stringify(domainName)} is not a lower-case DNS name such as hooks.example.com`,
+    );
+  }
+  if (certificate === undefined) {
+    throw new InvalidWebhookReceiverPropsError(
+      `domainName needs certificate: an ACM certificate for ${domainName} in the stack's region`,
+    );
+  }
+  if ((hostedZoneId === undefined) !== (hostedZoneName === undefined)) {
+    throw new InvalidWebhookReceiverPropsError(
+      'hostedZoneId and hostedZoneName go together: the alias records need the zone and its name',
+    );
+  }
+  if (hostedZoneId === undefined || hostedZoneName === undefined) {
+    return { domainName, certificate, hostedZone: undefined };
+  }
+  if (!Token.isUnresolved(hostedZoneId) && !HOSTED_ZONE_ID.test(hostedZoneId)) {
+    throw new InvalidWebhookReceiverPropsError(
+      `hostedZoneId ${JSON.stringify(hostedZoneId)} is not a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ`,
+    );
+  }
+  const zoneName = hostedZoneName.replace(/\.$/, '');
+  if (
+    !Token.isUnresolved(domainName) &&
+    !Token.isUnresolved(zoneName) &&
+    domainName !== zoneName &&
+    !domainName.endsWith(`.${zoneName}`)
+  ) {
+    throw new InvalidWebhookReceiverPropsError(
+      `domainName ${domainName} is not in hosted zone ${zoneName} (hostedZoneName)`,
+    );
+  }
+  return { domainName, certificate, hostedZone: { hostedZoneId, zoneName } };
+}
+
+/** The ranges as the receiver's own parser reads them, so the stack deploys no list it refuses. */
+function checkAllowedSourceIps(
+  entries: readonly string[] | undefined,
+): readonly string[] | undefined {
+  if (entries === undefined) return undefined;
+  const parsed = parseSourceAllowlist(entries);
+  if (!parsed.ok) {
+    throw new InvalidWebhookReceiverPropsError(
+      parsed.entry === '' && entries.length === 0
+        ? `allowedSourceIps ${parsed.problem}`
+        : `allowedSourceIps entry ${JSON.stringify(parsed.entry)} ${parsed.problem}`,
+    );
+  }
+  return parsed.allowlist.ranges;
 }
 
 /** Options that only one front door can honour are refused elsewhere rather than ignored. */

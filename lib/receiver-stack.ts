@@ -1,4 +1,6 @@
 import { CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { InvalidConfigurationError } from './configuration-error.js';
@@ -19,7 +21,14 @@ export class InvalidReceiverStackPropsError extends InvalidConfigurationError {}
  */
 export interface ReceiverStackProps
   extends StackProps,
-    Omit<WebhookReceiverProps, 'secret' | 'existingQueue' | 'endpoints'> {
+    Omit<WebhookReceiverProps, 'secret' | 'existingQueue' | 'endpoints' | 'certificate'> {
+  /**
+   * ARN of the ACM certificate of `domainName`, in the stack's region (the construct's
+   * `certificate`). Only with `domainName`, which needs it.
+   * @default - none
+   */
+  readonly certificateArn?: string;
+
   /**
    * Complete ARN of an existing secret holding the signing key, as the Secrets Manager console
    * shows it (ending in `-` and six random characters), so the receiver's role names that exact
@@ -47,6 +56,9 @@ export interface ReceiverStackEndpoint extends Omit<WebhookEndpoint, 'secret'> {
 }
 
 /** A complete secret ARN: a partial one (without the random suffix) would need a wildcard grant. */
+/** An ACM certificate ARN. */
+const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
+
 const COMPLETE_SECRET_ARN =
   /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
 
@@ -64,7 +76,7 @@ export class ReceiverStack extends Stack {
       description: 'Receiver for signed booking-service webhooks: front door -> Lambda -> SQS',
       ...props,
     });
-    const { secretArn, endpoints, ...receiverProps } = props;
+    const { secretArn, endpoints, certificateArn, ...receiverProps } = props;
     if (secretArn !== undefined && endpoints !== undefined) {
       throw new InvalidReceiverStackPropsError(
         'secretArn cannot be used with endpoints: give each endpoint its secretArn (context secretArn.<name>)',
@@ -81,8 +93,30 @@ export class ReceiverStack extends Stack {
       ...(endpoints === undefined
         ? {}
         : { endpoints: endpoints.map((endpoint) => this.importEndpointSecret(endpoint)) }),
+      ...this.importCertificate(props.domainName, certificateArn),
     });
-    this.addOutputs();
+    this.addOutputs(props);
+  }
+
+  /** `certificate` from `certificateArn`, which goes with `domainName` both ways. */
+  private importCertificate(
+    domainName: string | undefined,
+    certificateArn: string | undefined,
+  ): { certificate?: acm.ICertificate } {
+    if ((domainName === undefined) !== (certificateArn === undefined)) {
+      throw new InvalidReceiverStackPropsError(
+        domainName === undefined
+          ? 'certificateArn needs domainName'
+          : `domainName needs certificateArn: the ARN of an ACM certificate for ${domainName} in the stack's region`,
+      );
+    }
+    if (certificateArn === undefined) return {};
+    if (!Token.isUnresolved(certificateArn) && !CERTIFICATE_ARN.test(certificateArn)) {
+      throw new InvalidReceiverStackPropsError(
+        `certificateArn ${JSON.stringify(certificateArn)} is not an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>)`,
+      );
+    }
+    return { certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', certificateArn) };
   }
 
   private importEndpointSecret({ secretArn, ...endpoint }: ReceiverStackEndpoint): WebhookEndpoint {
@@ -106,7 +140,7 @@ export class ReceiverStack extends Stack {
     return secretsmanager.Secret.fromSecretCompleteArn(this, id, secretArn);
   }
 
-  private addOutputs(): void {
+  private addOutputs({ domainName, hostedZoneId }: ReceiverStackProps): void {
     const { receiver } = this;
     new CfnOutput(this, 'QueueUrl', {
       value: receiver.queue.queueUrl,
@@ -123,6 +157,16 @@ export class ReceiverStack extends Stack {
       new CfnOutput(this, 'IdempotencyTableName', {
         value: receiver.idempotencyTable.tableName,
         description: "The example consumer's idempotency records (one per processed booking)",
+      });
+    }
+    const { customDomain } = receiver;
+    if (customDomain !== undefined && hostedZoneId === undefined) {
+      new CfnOutput(this, 'CustomDomainTarget', {
+        value:
+          customDomain instanceof apigateway.DomainName
+            ? customDomain.domainNameAliasDomainName
+            : customDomain.regionalDomainName,
+        description: `Point a CNAME (or alias) for ${domainName} at this name`,
       });
     }
     // With endpoints there is no single URL or secret: an output of the /webhook prefix would be

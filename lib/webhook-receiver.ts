@@ -1,6 +1,7 @@
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -47,6 +48,56 @@ export interface WebhookReceiverProps {
    * @default - no web ACL
    */
   readonly webAclArn?: string;
+
+  /**
+   * Your own domain for the webhook URL, e.g. `hooks.example.com`: a regional API Gateway custom
+   * domain (TLS 1.2 at least, IPv4 and IPv6) mapped to the stage, so {@link WebhookReceiver.url}
+   * is `https://<domainName>/webhook` and stays the same across stacks, regions and front-door
+   * changes. Needs `certificate`. With `http-api` or `rest-api` only: a function URL has no
+   * custom domain. Without `hostedZoneId`, point a CNAME for the name at the domain's
+   * `regionalDomainName` yourself.
+   * @default - the generated URL
+   */
+  readonly domainName?: string;
+
+  /**
+   * The ACM certificate of `domainName`, in the stack's region (a regional custom domain). Only
+   * with `domainName`.
+   * @default - none
+   */
+  readonly certificate?: acm.ICertificate;
+
+  /**
+   * Route 53 hosted zone holding `domainName`: the construct creates the alias records (A and
+   * AAAA) to the custom domain there. With `hostedZoneName`.
+   * @default - no records: point the name at the custom domain yourself
+   */
+  readonly hostedZoneId?: string;
+
+  /**
+   * The name of the zone of `hostedZoneId`, e.g. `example.com`; `domainName` must be in it.
+   * @default - no records
+   */
+  readonly hostedZoneName?: string;
+
+  /**
+   * Turn off the API's generated `execute-api` endpoint, so calls reach the receiver through the
+   * custom domain only (else the generated URL is a way around the domain's TLS policy and
+   * mapping). Only with `domainName`.
+   * @default - true with `domainName`
+   */
+  readonly disableDefaultEndpoint?: boolean;
+
+  /**
+   * The only source addresses let in: IPv4 and IPv6 ranges in CIDR notation (a bare address is a
+   * range of one), e.g. the ranges the sender publishes. With `rest-api`, a resource policy
+   * denies every other source, so API Gateway refuses them without invoking the receiver; with
+   * `http-api` and `function-url` the receiver refuses them (`ALLOWED_SOURCE_IPS`) with 403
+   * `source_not_allowed` before it reads the body or loads a key. Only as good as the sender's
+   * published list.
+   * @default - every source
+   */
+  readonly allowedSourceIps?: readonly string[];
 
   /**
    * Reserved concurrency of the receiver function: the throttle of `function-url`, which has no
@@ -267,6 +318,8 @@ export class WebhookReceiver extends Construct {
   public readonly api: apigatewayv2.HttpApi | apigateway.RestApi | undefined;
   /** The function URL, with `ingress: 'function-url'`. */
   public readonly functionUrl: lambda.FunctionUrl | undefined;
+  /** The API Gateway custom domain, with `domainName`. */
+  public readonly customDomain: apigatewayv2.DomainName | apigateway.DomainName | undefined;
   /**
    * The full URL to register with the booking service; with `endpoints`, the prefix of their
    * URLs, which serves no endpoint itself (register {@link WebhookReceiver.endpoints}' URLs).
@@ -322,6 +375,7 @@ export class WebhookReceiver extends Construct {
     const ingress = INGRESS_FACTORIES[settings.ingress](this, settings, this.receiverFunction);
     this.api = ingress.api;
     this.functionUrl = ingress.functionUrl;
+    this.customDomain = ingress.customDomain;
     this.accessLogGroup = ingress.accessLogGroup;
     this.url = ingress.url;
     this.endpoints = endpointKeys.map((endpoint) => ({

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
@@ -80,6 +81,8 @@ export interface ObservedDelivery {
   /** Header names and values in the order received. */
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
+  /** The caller's address, as the handler's event carries it (`requestContext.identity.sourceIp`). */
+  readonly sourceIp: string;
   readonly statusCode: number;
   readonly responseBody: string;
 }
@@ -182,6 +185,7 @@ async function serve(
   }
   const requestId = randomUUID();
   const requestTimeEpoch = Date.now();
+  const sourceIp = sourceAddress(request.socket);
   const event = toApiGatewayEvent(
     {
       method: request.method ?? 'GET',
@@ -189,7 +193,7 @@ async function serve(
       httpVersion: request.httpVersion,
       rawHeaders: request.rawHeaders,
       body,
-      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+      sourceIp,
     },
     { requestId, requestTimeEpoch, stage: LOCAL_STAGE },
   );
@@ -208,6 +212,7 @@ async function serve(
     target,
     rawHeaders: request.rawHeaders,
     body,
+    sourceIp,
     statusCode: parts.statusCode,
     responseBody: String(parts.body),
   };
@@ -218,6 +223,17 @@ async function serve(
       options.onDeliveryError?.(error);
     }
   });
+}
+
+/**
+ * The caller's address as API Gateway reports it, for `ALLOWED_SOURCE_IPS` and the inspector: an
+ * IPv4 caller of a dual-stack socket (`HOST=::`) without its `::ffff:` prefix. A socket that is
+ * already gone has no address: empty then, which no allowlist lets in (never a stand-in such as
+ * 127.0.0.1, which a list for local tries would let in).
+ */
+function sourceAddress(socket: Socket): string {
+  const address = socket.remoteAddress ?? '';
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice('::ffff:'.length) : address;
 }
 
 /** `/webhook`, or with named endpoints `/webhook/<one path segment>`. */

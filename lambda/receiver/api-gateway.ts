@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { ReceiveOutcome, ReceiveRequest } from '../core/receive.js';
+import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
 /**
  * A proxy event the receiver serves: API Gateway REST API (payload v1), HTTP API (payload v2)
@@ -73,6 +74,32 @@ function addCopy(
   headers[lower] = before === undefined ? value : [...[before].flat(), value];
 }
 
+/**
+ * Whether an event is a proxy event of one of the front doors (the events
+ * {@link requestFromEvent} turns into requests).
+ *
+ * @param event - whatever Lambda was invoked with
+ */
+export function isProxyEvent(event: unknown): event is ApiGatewayEvent {
+  return proxyMethod(event) !== undefined;
+}
+
+/**
+ * The address the front door saw the call come from: `requestContext.identity.sourceIp` (REST,
+ * payload v1) or `requestContext.http.sourceIp` (HTTP API and function URLs, payload v2). Never a
+ * header: `X-Forwarded-For` is whatever the caller wrote.
+ *
+ * @param event - the proxy event
+ * @returns the address, or `undefined` when the event carries none
+ */
+export function sourceIpOf(event: ApiGatewayEvent): string | undefined {
+  const requestContext: unknown = event.requestContext;
+  if (!isObject(requestContext)) return undefined;
+  const holder = 'httpMethod' in event ? requestContext.identity : requestContext.http;
+  const sourceIp = isObject(holder) ? holder.sourceIp : undefined;
+  return typeof sourceIp === 'string' ? sourceIp : undefined;
+}
+
 /** The HTTP method of a v1 or v2 proxy event, or `undefined` for any other event. */
 function proxyMethod(event: unknown): string | undefined {
   if (!isObject(event) || !isObject(event.requestContext)) return undefined;
@@ -127,6 +154,15 @@ const ERROR_BY_STATUS = {
   413: 'payload_too_large',
   503: 'service_unavailable',
 } as const;
+
+/** The answer to a call whose source address is outside `ALLOWED_SOURCE_IPS`. */
+export function sourceNotAllowedResponse(): ApiGatewayResponse {
+  return {
+    statusCode: 403,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ error: 'forbidden', reason: SOURCE_NOT_ALLOWED }),
+  };
+}
 
 /**
  * The HTTP response for an outcome: `{"status":"queued"|"ignored"}` for 200, otherwise

@@ -1,5 +1,6 @@
 import { WebhookReceiverError } from '../core/errors.js';
 import type { ForwardEvents } from '../core/sink-message.js';
+import { parseSourceAllowlist, type SourceAllowlist, splitSourceList } from './source-allowlist.js';
 
 /** Thrown at cold start when an environment variable is missing or invalid; names the variable. */
 export class ConfigError extends WebhookReceiverError {}
@@ -38,6 +39,11 @@ export interface ReceiverConfig {
   readonly maxBodyBytes: number;
   readonly serviceName: string;
   readonly metricsNamespace: string;
+  /**
+   * `ALLOWED_SOURCE_IPS`: the only source addresses let in (checked before the body is read or a
+   * key loaded); `undefined` lets every source in.
+   */
+  readonly allowedSources: SourceAllowlist | undefined;
 }
 
 /** Environment as read by {@link loadConfig}; `process.env` in Lambda. */
@@ -83,7 +89,21 @@ export function loadConfig(
     metricsNamespace:
       readVariable(env, 'POWERTOOLS_METRICS_NAMESPACE') ??
       CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+    allowedSources: allowedSourcesFrom(env),
   };
+}
+
+/** The variable holding the source-address allowlist: comma-separated IPv4 and IPv6 CIDRs. */
+export const ALLOWED_SOURCE_IPS = 'ALLOWED_SOURCE_IPS';
+
+function allowedSourcesFrom(env: Environment): SourceAllowlist | undefined {
+  const text = readVariable(env, ALLOWED_SOURCE_IPS);
+  if (text === undefined) return undefined;
+  const parsed = parseSourceAllowlist(splitSourceList(text));
+  if (!parsed.ok) {
+    throw new ConfigError(`${ALLOWED_SOURCE_IPS} entry '${parsed.entry}' ${parsed.problem}`);
+  }
+  return parsed.allowlist;
 }
 
 /**

@@ -15,8 +15,11 @@ import {
   type ApiGatewayEvent,
   type ApiGatewayResponse,
   apiRequestId,
+  isProxyEvent,
   requestFromEvent,
   responseFromOutcome,
+  sourceIpOf,
+  sourceNotAllowedResponse,
 } from './api-gateway.js';
 import type { ReceiverConfig } from './config.js';
 import { endpointRouter, notFoundResponse, requestPath } from './endpoints.js';
@@ -27,6 +30,7 @@ import {
   type Observability,
   publishMetrics,
   recordOutcome,
+  recordSourceNotAllowed,
   recordUnknownEndpoint,
   recordUnsupportedEvent,
 } from './observability.js';
@@ -62,7 +66,8 @@ export const CLIENT_SETTINGS = {
 } as const;
 
 /**
- * Builds the receiver handler: API Gateway event -> request -> endpoint and its keys
+ * Builds the receiver handler: API Gateway event -> source address check (403 outside
+ * `ALLOWED_SOURCE_IPS`) -> request -> endpoint and its keys
  * (`endpoints.ts`; 404 for a path naming no endpoint) -> `receive` -> response, with one log line
  * per call; metrics of a rejection or failure are published before returning, counts of accepted
  * calls at most a minute later (see `publishMetrics`).
@@ -87,10 +92,19 @@ export function createHandler(
     now,
   });
   const sink = queueSink(sqsClient, config.queueUrl, { now });
+  const { allowedSources } = config;
 
   return async (event, context) => {
     observability.logger.addContext(context);
     try {
+      // First of all: a caller outside the allowlist gets nothing read, decoded or loaded for it.
+      if (allowedSources !== undefined && isProxyEvent(event)) {
+        const sourceIp = sourceIpOf(event);
+        if (sourceIp === undefined || !allowedSources.allows(sourceIp)) {
+          recordSourceNotAllowed(observability, sourceIp, apiRequestId(event));
+          return sourceNotAllowedResponse();
+        }
+      }
       const parsed = requestFromEvent(event);
       if (!parsed.ok) {
         recordUnsupportedEvent(observability, parsed.eventKeys);

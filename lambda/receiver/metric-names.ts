@@ -9,6 +9,8 @@ export const METRIC_NAMES = {
   ignored: 'WebhookIgnored',
   rejected: 'WebhookRejected',
   signatureRejected: 'SignatureRejected',
+  /** Calls refused for a source address outside `ALLOWED_SOURCE_IPS` (never in SignatureRejected). */
+  sourceNotAllowed: 'SourceNotAllowed',
   keyLoadFailure: 'KeyLoadFailure',
   queueSendFailure: 'QueueSendFailure',
 } as const;

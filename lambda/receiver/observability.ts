@@ -4,6 +4,7 @@ import type { KeyLoadError } from '../core/errors.js';
 import type { SkippedVersion } from '../core/key-set.js';
 import type { ReceiveOutcome } from '../core/receive.js';
 import { METRIC_NAMES } from './metric-names.js';
+import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
 /**
  * How long counts of accepted calls (queued or ignored) wait to be published, at most: they are
@@ -267,17 +268,68 @@ export function recordUnknownEndpoint(
   path: string | undefined,
   apiRequestId: string | undefined,
 ): void {
+  recordRefusal(observability, 'Webhook rejected: no endpoint at this path', {
+    status: 404,
+    reason: UNKNOWN_ENDPOINT,
+    apiRequestId,
+    ...(path === undefined ? {} : { path: path.slice(0, 200) }),
+  });
+}
+
+/**
+ * Logs (WARN, with the address) and counts a call refused because its source address is outside
+ * `ALLOWED_SOURCE_IPS`: in `WebhookRejected`, by reason, and in `SourceNotAllowed`, never in
+ * `SignatureRejected`, so a scan from elsewhere does not raise the signature-rejection alarm.
+ *
+ * @param observability - logger and metrics
+ * @param sourceIp - the front door's source address, if the event has one
+ * @param apiRequestId - API Gateway's request id
+ */
+export function recordSourceNotAllowed(
+  observability: Observability,
+  sourceIp: string | undefined,
+  apiRequestId: string | undefined,
+): void {
+  storeCount(observability, METRIC_NAMES.sourceNotAllowed);
+  recordRefusal(observability, 'Webhook rejected: source address not in ALLOWED_SOURCE_IPS', {
+    status: 403,
+    reason: SOURCE_NOT_ALLOWED,
+    apiRequestId,
+    // Cut like the 404's path: an event built by hand may carry anything here.
+    source_ip: (sourceIp ?? 'none').slice(0, 64),
+  });
+}
+
+/**
+ * Counts a call the handler refused before any key was loaded (in `WebhookRejected`, and per
+ * reason) and logs it at WARN with its status, reason, request id and `fields`.
+ */
+function recordRefusal(
+  observability: Observability,
+  message: string,
+  {
+    status,
+    reason,
+    apiRequestId,
+    ...fields
+  }: {
+    status: number;
+    reason: string;
+    apiRequestId: string | undefined;
+    [field: string]: unknown;
+  },
+): void {
   observability.pending.received += 1;
   storeCount(observability, METRIC_NAMES.rejected);
   observability.metrics
     .singleMetric()
-    .addDimension('reason', UNKNOWN_ENDPOINT)
+    .addDimension('reason', reason)
     .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-  observability.logger.warn('Webhook rejected: no endpoint at this path', {
+  observability.logger.warn(message, {
     outcome: 'rejected',
-    status: 404,
-    reason: UNKNOWN_ENDPOINT,
-    ...(path === undefined ? {} : { path: path.slice(0, 200) }),
+    status,
+    reason,
+    ...fields,
     ...(apiRequestId === undefined ? {} : { api_request_id: apiRequestId }),
   });
 }

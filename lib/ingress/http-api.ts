@@ -5,6 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
+import { mapHttpApiDomain } from './custom-domain.js';
 import { type IngressFactory, WEBHOOK_PATH, webhookPaths } from './ingress.js';
 
 /** JSON access log line of the HTTP API: who called, what was answered, how long it took. */
@@ -26,7 +27,7 @@ export const HTTP_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
 /**
  * An API Gateway HTTP API: route `POST /webhook` (or `POST /webhook/<name>` per named endpoint)
  * with payload format 2.0 into the receiver, one `$default` stage throttled by the throttle props
- * and logging access as JSON.
+ * and logging access as JSON, and the custom domain of `domainName` mapped to that stage.
  */
 export const createHttpApi: IngressFactory = (scope, settings, receiverFunction) => {
   const accessLogGroup = createLogGroup(scope, 'AccessLogs', settings.logRetention);
@@ -34,8 +35,9 @@ export const createHttpApi: IngressFactory = (scope, settings, receiverFunction)
     description: 'Receives signed webhooks from the booking service',
     // The stage is created below, with throttling and access logs, which the default one lacks.
     createDefaultStage: false,
+    disableExecuteApiEndpoint: settings.disableDefaultEndpoint,
   });
-  new apigatewayv2.HttpStage(scope, 'ApiStage', {
+  const stage = new apigatewayv2.HttpStage(scope, 'ApiStage', {
     httpApi: api,
     stageName: '$default',
     autoDeploy: true,
@@ -65,13 +67,16 @@ export const createHttpApi: IngressFactory = (scope, settings, receiverFunction)
       });
     }
   }
+  const customDomain =
+    settings.customDomain && mapHttpApiDomain(scope, settings.customDomain, api, stage);
   return {
-    url: `${api.apiEndpoint}/${WEBHOOK_PATH}`,
+    url: `${customDomain?.baseUrl ?? api.apiEndpoint}/${WEBHOOK_PATH}`,
     serverErrors: api.metricServerError({
       period: Duration.minutes(5),
       statistic: cloudwatch.Stats.SUM,
     }),
     api,
     accessLogGroup,
+    ...(customDomain && { customDomain: customDomain.domain }),
   };
 };

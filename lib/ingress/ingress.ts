@@ -32,6 +32,8 @@ export interface Ingress {
   readonly api?: apigateway.RestApi | apigatewayv2.HttpApi;
   /** The function URL, for `function-url`. */
   readonly functionUrl?: lambda.FunctionUrl;
+  /** The custom domain in front of the API, with `domainName`. */
+  readonly customDomain?: apigateway.DomainName | apigatewayv2.DomainName;
   /** The API's access log group (function URLs have no access log). */
   readonly accessLogGroup?: logs.LogGroup;
 }

@@ -1,10 +1,12 @@
 import { Duration, Names } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { apiGatewayAccount } from './api-gateway-account.js';
+import { mapRestApiDomain } from './custom-domain.js';
 import { type IngressFactory, WEBHOOK_PATH, webhookPaths } from './ingress.js';
 
 /** JSON access log line: who called, what was answered, and how long the receiver took. */
@@ -27,7 +29,8 @@ export const REST_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
 /**
  * A regional REST API: `POST /webhook` (or `POST /webhook/<name>` per named endpoint) proxied to
  * the receiver, a throttled stage with JSON access logs and error-only execution logs, X-Ray when
- * tracing is on, and the web ACL of `webAclArn` associated with the stage when given.
+ * tracing is on, the web ACL of `webAclArn` associated with the stage when given, a resource
+ * policy admitting only `allowedSourceIps` when given, and the custom domain of `domainName`.
  */
 export const createRestApi: IngressFactory = (scope, settings, receiverFunction) => {
   const accessLogGroup = createLogGroup(scope, 'AccessLogs', settings.logRetention);
@@ -36,6 +39,8 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
     restApiName: Names.uniqueResourceName(scope, { maxLength: 128, separator: '-' }),
     description: 'Receives signed webhooks from the booking service',
     endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
+    disableExecuteApiEndpoint: settings.disableDefaultEndpoint,
+    ...(settings.allowedSourceIps && { policy: sourceAllowlistPolicy(settings.allowedSourceIps) }),
     // The account-wide logging role is a stack singleton (below), not one per API.
     cloudWatchRole: false,
     deployOptions: {
@@ -50,6 +55,10 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
       tracingEnabled: settings.tracing,
     },
   });
+  if (settings.allowedSourceIps) {
+    // A changed resource policy takes effect with the next deployment of the stage.
+    api.latestDeployment?.addToLogicalId({ allowedSourceIps: settings.allowedSourceIps });
+  }
   if (settings.apiGatewayCloudWatchRole) {
     // Execution logs need the account's logging role in place before the stage turns them on.
     api.deploymentStage.node.addDependency(apiGatewayAccount(scope));
@@ -108,13 +117,41 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
         'Serverless-APIGWXrayEnabled (X-Ray): tracing costs more per call than the rest of the receiver, so it is off by default and turned on with the tracing prop when needed.',
     });
   }
+  const customDomain = settings.customDomain && mapRestApiDomain(scope, settings.customDomain, api);
   return {
-    url: api.urlForPath(`/${WEBHOOK_PATH}`),
+    url: customDomain
+      ? `${customDomain.baseUrl}/${WEBHOOK_PATH}`
+      : api.urlForPath(`/${WEBHOOK_PATH}`),
     serverErrors: api.metricServerError({
       period: Duration.minutes(5),
       statistic: cloudwatch.Stats.SUM,
     }),
     api,
     accessLogGroup,
+    ...(customDomain && { customDomain: customDomain.domain }),
   };
 };
+
+/**
+ * The REST API's resource policy for `allowedSourceIps`: invoking is denied from every other
+ * source (an explicit deny wins over any allow), and allowed to everyone else, since with a
+ * resource policy API Gateway refuses what no statement allows.
+ */
+function sourceAllowlistPolicy(ranges: readonly string[]): iam.PolicyDocument {
+  const invoke = {
+    principals: [new iam.AnyPrincipal()],
+    actions: ['execute-api:Invoke'],
+    resources: ['execute-api:/*'],
+  };
+  return new iam.PolicyDocument({
+    statements: [
+      new iam.PolicyStatement({
+        ...invoke,
+        sid: 'DenySourcesOutsideAllowedSourceIps',
+        effect: iam.Effect.DENY,
+        conditions: { NotIpAddress: { 'aws:SourceIp': [...ranges] } },
+      }),
+      new iam.PolicyStatement({ ...invoke, sid: 'AllowInvoke', effect: iam.Effect.ALLOW }),
+    ],
+  });
+}

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
+import { ALLOWED_SOURCE_IPS } from '../../lambda/receiver/config.js';
+import { SOURCE_NOT_ALLOWED } from '../../lambda/receiver/source-allowlist.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { MAX_KEPT_BODY_BYTES } from './limits.js';
 
@@ -49,11 +51,14 @@ export interface DeliveryDetail extends DeliverySummary {
    * `MAX_HELD_BODY_BYTES`) before the delivery was first opened.
    */
   readonly bodySha256?: string;
+  /** The caller's address as the receiver saw it (what `ALLOWED_SOURCE_IPS` is checked against). */
+  readonly sourceIp: string;
   /** The receiver's response body. */
   readonly response: string;
   /**
    * For a 401, once the delivery was opened (the diagnosis is made then, never on the request
-   * path): what would have made the signature match, as `npm run verify` explains it.
+   * path): what would have made the signature match, as `npm run verify` explains it; for a 403
+   * `source_not_allowed`: which address was refused and what would let it in.
    */
   readonly diagnosis?: readonly string[];
   /** For a 401 the diagnosis cannot describe (a body too deep, too large, or let go): why. */
@@ -88,6 +93,8 @@ export class StoredDelivery {
   readonly bodyBytes: number;
   /** Arrival time, epoch milliseconds. */
   readonly receivedAt: number;
+  /** The caller's address as the handler's event carried it. */
+  readonly sourceIp: string;
   readonly #responseBody: string;
   /** The whole body while it is held; its first {@link MAX_KEPT_BODY_BYTES} once let go. */
   #body: Buffer;
@@ -105,6 +112,7 @@ export class StoredDelivery {
     this.status = observed.statusCode;
     this.bodyBytes = observed.body.byteLength;
     this.receivedAt = observed.receivedAt;
+    this.sourceIp = observed.sourceIp;
     this.#responseBody = observed.responseBody;
     this.#body = observed.body;
   }
@@ -183,8 +191,12 @@ export class StoredDelivery {
       bodyEncoding: text === undefined ? 'base64' : 'utf8',
       bodyTruncated: this.bodyBytes > MAX_KEPT_BODY_BYTES,
       ...(this.#sha256 === undefined ? {} : { bodySha256: this.#sha256 }),
+      sourceIp: this.sourceIp,
       response: this.#responseBody,
       ...this.#diagnosis,
+      ...(this.summary().reason === SOURCE_NOT_ALLOWED
+        ? { diagnosis: sourceNotAllowedHints(this.sourceIp) }
+        : {}),
       ...(this.#message === undefined ? {} : { message: this.#message }),
     };
   }
@@ -217,6 +229,14 @@ export class StoredDelivery {
       bodyBytes: this.bodyBytes,
     };
   }
+}
+
+/** Why a call from `sourceIp` was refused, and what would let it in. */
+function sourceNotAllowedHints(sourceIp: string): string[] {
+  return [
+    `The call came from ${sourceIp || 'an unknown address'}, which is outside ${ALLOWED_SOURCE_IPS}: the receiver refused it before reading the body or loading a key.`,
+    `To let it in, add the address (or its range) to ${ALLOWED_SOURCE_IPS}, or unset it, and start npm start again.`,
+  ];
 }
 
 /** The `Service-Signature` value among request headers as sent, if any. */

@@ -12,6 +12,8 @@ import { appProps, SKIP_BUNDLING } from './cdk-app.js';
 
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+const CERTIFICATE_ARN =
+  'arn:aws:acm:eu-west-1:123456789012:certificate/1f2e3d4c-5b6a-4789-90ab-cdef01234567';
 
 /** The parts of CDK's validation-report.json (written next to the templates) these tests read. */
 interface ValidationReport {
@@ -94,6 +96,12 @@ describe('Function: buildApp', () => {
         forwardEvents: '*',
         throttleRateLimit: '10',
         throttleBurstLimit: '20',
+        domainName: 'hooks.example.com',
+        certificateArn: CERTIFICATE_ARN,
+        hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+        hostedZoneName: 'example.com',
+        disableDefaultEndpoint: 'true',
+        allowedSourceIps: '203.0.113.0/24,2001:db8::/32',
       },
       'BookingHooks',
     );
@@ -182,6 +190,15 @@ describe('Function: buildApp', () => {
       ).toEqual([true, true]);
       expect(resources.filter((r) => r.Type === 'AWS::ApiGateway::RestApi')).toHaveLength(1);
       expect(resources.filter((r) => r.Type === 'AWS::WAFv2::WebACLAssociation')).toHaveLength(1);
+      expect(resources.filter((r) => r.Type === 'AWS::ApiGateway::DomainName')).toHaveLength(1);
+      expect(resources.filter((r) => r.Type === 'AWS::Route53::RecordSet')).toHaveLength(2);
+      expect(
+        resources.find((r) => r.Type === 'AWS::ApiGateway::RestApi')?.Properties,
+      ).toMatchObject({
+        DisableExecuteApiEndpoint: true,
+        Policy: { Statement: [{ Effect: 'Deny' }, { Effect: 'Allow' }] },
+      });
+      expect(template.Outputs.WebhookUrl.Value).toBe('https://hooks.example.com/webhook');
       const receiver = resources.find((r) => r.Type === 'AWS::Lambda::Function');
       expect(receiver?.Properties).toMatchObject({
         Environment: { Variables: { SECRET_JSON_FIELD: 'webhook_secret' } },
@@ -209,6 +226,9 @@ describe('Function: buildApp', () => {
       ['secretArn', 'booking-key', /secretArn/],
       ['endpoints', 'EU,us', /endpoint name "EU" is not 1 to 32 characters/],
       ['secretArn.eu', SECRET_ARN, /context secretArn\.eu names no endpoint/],
+      ['allowedSourceIps', '203.0.113.0/24,10.0.0.1/8', /allowedSourceIps entry "10\.0\.0\.1\/8"/],
+      ['domainName', 'hooks.example.com', /domainName needs certificateArn/],
+      ['disableDefaultEndpoint', 'maybe', /context disableDefaultEndpoint must be true or false/],
     ])('refuses context %s=%s with an error naming the key', (key, value, message) => {
       expect(() =>
         buildApp(appProps({ ...SKIP_BUNDLING, ingress: 'rest-api', [key]: value })),

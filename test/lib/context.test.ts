@@ -7,6 +7,8 @@ const WEB_ACL_ARN =
   'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+const CERTIFICATE_ARN =
+  'arn:aws:acm:eu-west-1:123456789012:certificate/1f2e3d4c-5b6a-4789-90ab-cdef01234567';
 
 /**
  * Reads the context as the app would see it after `cdk synth -c ...` or cdk.json. The outdir keeps
@@ -44,6 +46,12 @@ describe('Function: readReceiverContext', () => {
       alarmEmail: 'ops@example.com',
       consumer: 'false',
       idempotency: 'false',
+      domainName: 'hooks.example.com',
+      certificateArn: CERTIFICATE_ARN,
+      hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+      hostedZoneName: 'example.com',
+      disableDefaultEndpoint: 'false',
+      allowedSourceIps: '203.0.113.0/24, 2001:db8::/32',
     });
 
     // Assess
@@ -65,6 +73,12 @@ describe('Function: readReceiverContext', () => {
         alarmEmail: 'ops@example.com',
         consumer: false,
         idempotency: false,
+        domainName: 'hooks.example.com',
+        certificateArn: CERTIFICATE_ARN,
+        hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+        hostedZoneName: 'example.com',
+        disableDefaultEndpoint: false,
+        allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
       },
     });
   });
@@ -77,6 +91,8 @@ describe('Function: readReceiverContext', () => {
       forwardEvents: ['*'],
       consumer: true,
       idempotency: true,
+      disableDefaultEndpoint: true,
+      allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
     });
 
     // Assess
@@ -86,6 +102,8 @@ describe('Function: readReceiverContext', () => {
       forwardEvents: ['*'],
       consumer: true,
       idempotency: true,
+      disableDefaultEndpoint: true,
+      allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
     });
   });
 
@@ -156,6 +174,13 @@ describe('Function: readReceiverContext', () => {
     ['throttleRateLimit', true, /context throttleRateLimit must be a number/],
     ['forwardEvents', [1, 2], /context forwardEvents must be a comma-separated list/],
     ['alarmEmail', 42, /context alarmEmail must be text/],
+    ['domainName', ['hooks.example.com'], /context domainName must be text/],
+    ['disableDefaultEndpoint', 'yes', /context disableDefaultEndpoint must be true or false/],
+    [
+      'allowedSourceIps',
+      { cidr: '203.0.113.0/24' },
+      /context allowedSourceIps must be a comma-separated list/,
+    ],
     ['stackName', 'my_stack', /context stackName "my_stack" is not a CloudFormation stack name/],
     ['stackName', '1stack', /not a CloudFormation stack name/],
   ])('rejects %s = %j, naming the key', (key, value, message) => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +27,8 @@ interface ValidationReport {
 /**
  * Every combination the issues name (ingress x existingQueue x consumer x fifo, and idempotency
  * where there is a consumer), plus tracing and the alarm e-mail per ingress, and named endpoints
- * (one with a placeholder secret) per ingress.
+ * (one with a placeholder secret), the source allowlist and the custom domain (where the front
+ * door has one) per ingress.
  */
 const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
   ...[false, true].flatMap((existingQueue) =>
@@ -58,6 +60,16 @@ const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
     tracing: false,
     endpoints: [{ name: 'eu' }, { name: 'us-west' }],
   },
+  // The front door's own options: the source allowlist, and the custom domain where it exists.
+  {
+    ingress,
+    existingQueue: false,
+    consumer: true,
+    fifo: false,
+    tracing: false,
+    allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
+    customDomain: ingress !== 'function-url',
+  },
 ]);
 
 describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the construct', () => {
@@ -67,13 +79,24 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
     // Prepare: one app with a stack per combination, synthesized once. The stacks add nothing
     // but the construct: every acknowledgement must come from the construct itself.
     const app = new App(appProps(SKIP_BUNDLING));
-    for (const [index, { existingQueue, ...options }] of COMBINATIONS.entries()) {
+    for (const [index, combination] of COMBINATIONS.entries()) {
+      const { existingQueue, customDomain, ...options } = { customDomain: false, ...combination };
       // The stack's description names the combination, for a reader of a failing report.
-      const stack = new Stack(app, `Nag${index}`, {
-        description: JSON.stringify({ existingQueue, ...options }),
-      });
+      const stack = new Stack(app, `Nag${index}`, { description: JSON.stringify(combination) });
       const props: WebhookReceiverProps = {
         ...options,
+        ...(customDomain
+          ? {
+              domainName: 'hooks.example.com',
+              certificate: Certificate.fromCertificateArn(
+                stack,
+                'Certificate',
+                'arn:aws:acm:eu-west-1:123456789012:certificate/1f2e3d4c-5b6a-4789-90ab-cdef01234567',
+              ),
+              hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+              hostedZoneName: 'example.com',
+            }
+          : {}),
         ...(existingQueue
           ? {
               existingQueue: Queue.fromQueueArn(
@@ -98,10 +121,10 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
       'AwsSolutions',
       'Serverless',
     ]);
-    expect(COMBINATIONS).toHaveLength(42);
+    expect(COMBINATIONS).toHaveLength(45);
   });
 
-  it('reports no finding for any ingress, with or without existingQueue, consumer, idempotency, fifo or endpoints', () => {
+  it('reports no finding for any ingress, with or without existingQueue, consumer, idempotency, fifo, endpoints, allowedSourceIps or a custom domain', () => {
     // Act
     const findings = report.pluginReports.flatMap((plugin) =>
       plugin.violations.flatMap((violation) =>

@@ -121,6 +121,32 @@ describe('Function: startWebhookServer', () => {
     });
   });
 
+  it('reports the socket address as the source, an IPv4 caller of a dual-stack socket without ::ffff:, as API Gateway does', async () => {
+    // Prepare
+    const { handler, events } = recordingHandler();
+    server = await startWebhookServer({
+      port: 0,
+      host: '::',
+      handler,
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
+
+    // Act
+    for (const host of ['127.0.0.1', '[::1]']) {
+      await fetch(`http://${host}:${server.port}/webhook`, {
+        method: 'POST',
+        headers: { 'X-Forwarded-For': '203.0.113.10' },
+        body: '{}',
+      });
+    }
+
+    // Assess
+    expect(events.map((event) => event.requestContext.identity.sourceIp)).toEqual([
+      '127.0.0.1',
+      '::1',
+    ]);
+  });
+
   it('passes other methods on /webhook to the handler so it can answer 405', async () => {
     // Prepare
     const { handler, events } = recordingHandler({ statusCode: 405, body: '' });

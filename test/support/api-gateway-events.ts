@@ -21,7 +21,14 @@ export interface HttpCall {
   readonly path?: string;
   /** API Gateway's request id. */
   readonly requestId?: string;
+  /**
+   * The address the front door saw the call come from (`requestContext`'s `sourceIp`).
+   * @default '203.0.113.10'
+   */
+  readonly sourceIp?: string;
 }
+
+const DEFAULT_SOURCE_IP = '203.0.113.10';
 
 /** Every header line of the call, in order, names as the sender spells them. */
 function headerLines(call: HttpCall): Array<readonly [string, string]> {
@@ -55,7 +62,7 @@ export function restApiEvent(call: HttpCall = {}): APIGatewayProxyEvent {
       httpVersion: '1.1',
       rawHeaders: headerLines(call).flat(),
       body: bodyBytes(call),
-      sourceIp: '203.0.113.10',
+      sourceIp: call.sourceIp ?? DEFAULT_SOURCE_IP,
     },
     { requestId: call.requestId ?? randomUUID(), requestTimeEpoch: Date.now(), stage: 'prod' },
   );
@@ -120,7 +127,7 @@ function payloadV2Event(
         method,
         path,
         protocol: 'HTTP/1.1',
-        sourceIp: '203.0.113.10',
+        sourceIp: call.sourceIp ?? DEFAULT_SOURCE_IP,
         userAgent: 'booking-service/1.0',
       },
       requestId,

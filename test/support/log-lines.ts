@@ -33,6 +33,7 @@ export const RECEIVER_LOG_KEYS: ReadonlySet<string> = new Set([
   'event_keys',
   'endpoint',
   'path',
+  'source_ip',
 ]);
 
 /** Top-level keys of an EMF blob besides the metric values it declares in `_aws`. */

@@ -329,6 +329,7 @@ function renderDetail(delivery: DeliveryDetail): void {
       ['Received', delivery.receivedAt],
       ['Request', `${delivery.method} ${delivery.endpoint}`],
       ['Request id', element('span', { className: 'mono', textContent: delivery.id })],
+      ['Source address', element('span', { className: 'mono', textContent: delivery.sourceIp })],
       [
         'Signature skew',
         delivery.skewSeconds === undefined ? 'no readable t' : `${delivery.skewSeconds} s`,
@@ -345,7 +346,12 @@ function renderDetail(delivery: DeliveryDetail): void {
   ];
   if (delivery.diagnosis !== undefined) {
     parts.push(
-      element('h3', { textContent: 'Why it was rejected (as npm run verify explains it)' }),
+      element('h3', {
+        textContent:
+          delivery.status === 401
+            ? 'Why it was rejected (as npm run verify explains it)'
+            : 'Why it was rejected',
+      }),
       element(
         'ul',
         { className: 'diagnosis' },

@@ -24,6 +24,7 @@ describe('Function: loadConfig', () => {
       maxBodyBytes: 262_144,
       serviceName: 'webhook-receiver',
       metricsNamespace: 'ServiceWebhookReceiver',
+      allowedSources: undefined,
     });
   });
 
@@ -136,6 +137,38 @@ describe('Function: loadConfig', () => {
     // Assess
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(name);
+  });
+
+  it('reads ALLOWED_SOURCE_IPS into the ranges the receiver lets in, IPv4 and IPv6', () => {
+    // Act
+    const config = loadConfig({
+      ...MINIMAL,
+      ALLOWED_SOURCE_IPS: ' 203.0.113.0/24 , 2001:db8::/32,198.51.100.7 ',
+    });
+
+    // Assess
+    expect(config.allowedSources?.ranges).toEqual([
+      '203.0.113.0/24',
+      '2001:db8::/32',
+      '198.51.100.7/32',
+    ]);
+    expect(config.allowedSources?.allows('203.0.113.200')).toBe(true);
+    expect(config.allowedSources?.allows('2001:db8:ffff::1')).toBe(true);
+    expect(config.allowedSources?.allows('198.51.100.8')).toBe(false);
+  });
+
+  it.each([
+    ['203.0.113.0/33', "ALLOWED_SOURCE_IPS entry '203.0.113.0/33' has prefix /33"],
+    ['203.0.113.0/24,example.com', "ALLOWED_SOURCE_IPS entry 'example.com' is not an IPv4 or IPv6"],
+    ['203.0.113.7/24', "ALLOWED_SOURCE_IPS entry '203.0.113.7/24' has bits set after its /24"],
+    ['203.0.113.0/24,', "ALLOWED_SOURCE_IPS entry '' is empty"],
+  ])('refuses ALLOWED_SOURCE_IPS=%s at cold start, naming the bad entry', (list, message) => {
+    // Act
+    const load = () => loadConfig({ ...MINIMAL, ALLOWED_SOURCE_IPS: list });
+
+    // Assess
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(message);
   });
 
   it('never repeats the WEBHOOK_SECRET value in an error', () => {

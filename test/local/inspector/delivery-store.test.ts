@@ -12,6 +12,7 @@ const delivery = (index: number, body = '{"event":"event_booked"}') =>
     target: '/webhook',
     rawHeaders: ['Content-Type', 'application/json'],
     body: Buffer.from(body),
+    sourceIp: '127.0.0.1',
     statusCode: 401,
     responseBody: '{"error":"unauthorized","reason":"missing_header"}',
   });

@@ -234,6 +234,41 @@ describe('Function: the inspector page', () => {
       .locator('#rows tr')
       .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.id ?? ''));
 
+  it('shows a call refused for its source address with the address and why', async () => {
+    // Prepare: a second local run, started with ALLOWED_SOURCE_IPS leaving 127.0.0.1 out
+    process.env.ALLOWED_SOURCE_IPS = '203.0.113.0/24';
+    const refusing = await startLocalReceiverInProcess(STALE.key, join(SCRATCH, 'allowlist'));
+    delete process.env.ALLOWED_SOURCE_IPS;
+    try {
+      await page.setViewportSize({ width: 1280, height: 860 });
+      const valid = JSON.stringify(bookingPayload());
+
+      // Act
+      const response = await fetch(refusing.webhook.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Service-Signature': signPayload(valid, STALE.key, Math.floor(Date.now() / 1000)),
+        },
+        body: valid,
+      });
+      await page.goto(`${refusing.inspectorUrl}#${response.headers.get('x-amzn-requestid')}`);
+      const diagnosis = page.locator('#detail .diagnosis');
+      await diagnosis.waitFor();
+
+      // Assess
+      expect(response.status).toBe(403);
+      expect(await page.locator('#detail .verdict').textContent()).toBe('403 source_not_allowed');
+      const source = page.locator('#detail dt', { hasText: 'Source address' }).locator('+ dd');
+      expect(await source.textContent()).toBe('127.0.0.1');
+      expect(await diagnosis.textContent()).toContain(
+        'The call came from 127.0.0.1, which is outside ALLOWED_SOURCE_IPS',
+      );
+    } finally {
+      await refusing.close();
+    }
+  });
+
   /** Writes a screenshot only under `npm run screenshots` (into docs/) ; `keep` false: a check image. */
   async function saveScreenshot(name: string, keep = true): Promise<void> {
     if (SCREENSHOT_DIR === undefined) return;
