@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
 import { closeServer, listen } from './net.js';
@@ -80,10 +81,9 @@ export interface ObservedDelivery {
 }
 
 /** A client closed its connection before the whole request arrived. */
-class ClientGoneError extends Error {
+class ClientGoneError extends WebhookReceiverError {
   constructor() {
     super('client disconnected before the request was complete');
-    this.name = 'ClientGoneError';
   }
 }
 

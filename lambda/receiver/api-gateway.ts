@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { ReceiveOutcome, ReceiveRequest } from '../core/receive.js';
+import type { ReceiveOutcome, ReceiveRequest } from './decision/receive.js';
 
 /**
  * A proxy event the receiver serves: API Gateway REST API (payload v1), HTTP API (payload v2)
