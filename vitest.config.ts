@@ -1,16 +1,64 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * Test tiers, one vitest project each, chosen by where a test file lies so that no list needs
+ * keeping: `npm test` runs every tier, `npm run test:unit` the fast loop. A file two rules match
+ * is in the first tier listed; a file none matches, in a new folder too, is a unit test until a
+ * rule here says otherwise (test/vitest-config.test.ts checks that every file is in exactly one tier).
+ */
+const TEST_TIERS = {
+  /** Headless Chromium driving a page: `*-page.test.ts`, wherever it lies. */
+  browser: { include: ['test/**/*-page.test.ts'], timeoutMs: 60_000 },
+  /** `npm run build`, `npm pack`, a fresh app installing the tarball, the API report. */
+  package: { include: ['test/build/**/*.test.ts'], timeoutMs: 180_000 },
+  /**
+   * What starts processes (`npm start`, the tools as `npm run` starts them) or runs faults,
+   * replay and rotation over the wire: `test/e2e/`, and `*.e2e.test.ts` beside the code it covers.
+   */
+  e2e: { include: ['test/e2e/**/*.test.ts', 'test/**/*.e2e.test.ts'], timeoutMs: 60_000 },
+  /** CDK synthesis (with esbuild bundling and cdk-nag) of the construct, the stack and the app. */
+  synth: { include: ['test/lib/**/*.test.ts', 'test/bin/**/*.test.ts'], timeoutMs: 60_000 },
+} as const;
+
+/** The tier of every test file no other tier claims. */
+const UNIT = { include: ['test/**/*.test.ts'], timeoutMs: 20_000 } as const;
+
+/** A tier as a vitest project: its files, its timeouts, and what every tier shares. */
+function tier(
+  name: string,
+  { include, timeoutMs }: { readonly include: readonly string[]; readonly timeoutMs: number },
+  exclude: readonly string[] = [],
+): TestProjectInlineConfiguration {
+  return {
+    test: {
+      name,
+      include: [...include],
+      exclude: [...exclude],
+      // Two cores on CI: process-level isolation.
+      pool: 'forks',
+      testTimeout: timeoutMs,
+      hookTimeout: timeoutMs,
+      // The SDK's documented switch for its Node 20 end-of-support notice, for the test run only.
+      env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    },
+  };
+}
+
+/** The files the given tiers take, which a later tier leaves to them. */
+function claimedBy(tiers: readonly { readonly include: readonly string[] }[]): string[] {
+  return tiers.flatMap(({ include }) => include);
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Two cores on CI: process-level isolation, with a generous ceiling for the
-    // tests that synthesize CDK apps or start the local receiver as a process.
-    pool: 'forks',
-    // Temporary files of the whole run go under .local/, not the system temp folder.
+    // Temporary files of the whole run go under .local/, not the system temp folder. Set on the
+    // root only: it runs once for the run, before any project's workers start.
     globalSetup: ['test/support/temp-folder.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // The SDK's documented switch for its Node 20 end-of-support notice, for the test run only.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    projects: [
+      ...Object.entries(TEST_TIERS).map(([name, settings], index) =>
+        tier(name, settings, claimedBy(Object.values(TEST_TIERS).slice(0, index))),
+      ),
+      tier('unit', UNIT, claimedBy(Object.values(TEST_TIERS))),
+    ],
   },
 });

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
-import { signPayload, squashJson, verifySignature } from '../lambda/core/index.js';
+import { squashJson } from '../lambda/core/canonical-json.js';
+import { signPayload, verifySignature } from '../lambda/core/index.js';
 import { phpJsonEncode } from '../local/booking-payload.js';
 import { compareOperations } from './measure.js';
 import type { BenchSection, BenchTable } from './section.js';

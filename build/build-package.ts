@@ -1,9 +1,11 @@
 /**
  * `npm run build`: writes the package's `dist/`:
  * - `index.js`, `core.js`, `consumer.js`: the three entry points (see `exports` in package.json),
- *   each bundled by esbuild with source maps. What the package declares as a peer dependency
- *   stays an import; anything else the code uses is inlined, so installing the package installs
- *   nothing but its peers;
+ *   bundled by esbuild with source maps, and `chunks/`, the modules they share (one copy of
+ *   each, so `instanceof WebhookReceiverError` holds whichever entry point threw). What the
+ *   package requires as a peer dependency (`aws-cdk-lib`, `constructs`: the README's install
+ *   line) stays an import; anything else the code uses, optional peers included, is inlined, so
+ *   each entry point runs with nothing installed but the package and its required peers;
  * - `types/`: their declarations, by tsc (`tsconfig.build.json`);
  * - `assets/receiver/` and `assets/consumer/`: the Lambda code, bundled with the options the
  *   construct uses in this repository ({@link LAMBDA_BUNDLING}), which the installed construct
@@ -30,12 +32,19 @@ const PACKAGE_ENTRIES = {
 /** The Lambda entry points the construct deploys. */
 const LAMBDA_ENTRIES = ['lambda/receiver/index.ts', 'lambda/consumer/index.ts'] as const;
 
-/** The peer dependencies of package.json: the only packages the entry points import. */
-function peerDependencies(): string[] {
+/**
+ * The required peer dependencies of package.json: the only packages the entry points import.
+ * The optional ones (Powertools, valibot, the Lambda types) are there for the consumer's types;
+ * their code is inlined.
+ */
+function requiredPeerDependencies(): string[] {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     peerDependencies?: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   };
-  return Object.keys(manifest.peerDependencies ?? {});
+  return Object.keys(manifest.peerDependencies ?? {}).filter(
+    (name) => manifest.peerDependenciesMeta?.[name]?.optional !== true,
+  );
 }
 
 /** esbuild options equal to what NodejsFunction runs for `bundling` and `runtime`. */
@@ -63,15 +72,21 @@ async function buildPackage(): Promise<void> {
     cwd: ROOT,
     stdio: 'inherit',
   });
-  const peers = peerDependencies();
+  const peers = requiredPeerDependencies();
   await build({
     entryPoints: PACKAGE_ENTRIES,
     outdir: DIST,
     bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // The packages' ES module builds: inlined CommonJS would call require(), which ES modules lack.
+    mainFields: ['module', 'main'],
     sourcemap: true,
+    // Stack traces need the mappings, not the sources (as for the Lambda code): keeps dist small.
+    sourcesContent: false,
     external: peers.flatMap((name) => [name, `${name}/*`]),
     logLevel: 'warning',
   });

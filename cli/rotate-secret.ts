@@ -16,8 +16,11 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { describeSecretKeyFailure, replaceKeyInSecretValue } from '../lambda/core/secret-value.js';
 import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
+import {
+  describeSecretKeyFailure,
+  replaceKeyInSecretValue,
+} from '../lambda/receiver/decision/secret-value.js';
 import { SECRET_JSON_FIELD_VARIABLE } from './lib/signing-key.js';
 import {
   isEntryPoint,

@@ -5,7 +5,7 @@
  */
 
 import { resolve } from 'node:path';
-import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/index.js';
+import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/verify-signature.js';
 import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
 import {

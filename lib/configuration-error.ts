@@ -1,10 +1,7 @@
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+
 /**
  * Base of the errors for a value the user chose (a prop or a CDK context value) that the receiver
  * cannot use; each message names the prop or key. The CLI prints these as one line.
  */
-export class InvalidConfigurationError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export class InvalidConfigurationError extends WebhookReceiverError {}

@@ -5,6 +5,7 @@
  * consumer's parser and batch handler are `service-webhook-receiver/consumer`.
  * @module
  */
+export { WebhookReceiverError } from '../lambda/core/errors.js';
 export { InvalidConfigurationError } from './configuration-error.js';
 export {
   InvalidReceiverStackPropsError,

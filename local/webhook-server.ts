@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
 import { closeServer, endWithJson, listen, refuseConnect } from './net.js';
@@ -88,10 +89,9 @@ export interface ObservedDelivery {
 }
 
 /** A client closed its connection before the whole request arrived. */
-class ClientGoneError extends Error {
+class ClientGoneError extends WebhookReceiverError {
   constructor() {
     super('client disconnected before the request was complete');
-    this.name = 'ClientGoneError';
   }
 }
 

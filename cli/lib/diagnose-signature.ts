@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { squashJson } from '../../lambda/core/canonical-json.js';
 import {
   parseSignatureHeader,
-  squashJson,
   type VerifyFailureReason,
   verifySignature,
 } from '../../lambda/core/index.js';

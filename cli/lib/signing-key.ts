@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { describeSecretKeyFailure, keyFromSecretValue } from '../../lambda/core/secret-value.js';
+import {
+  describeSecretKeyFailure,
+  keyFromSecretValue,
+} from '../../lambda/receiver/decision/secret-value.js';
 import { DOTENV_FILE, findWebhookSecret, readDotEnv } from '../../local/dotenv.js';
 import {
   ENDPOINTS_VARIABLE,

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { WebhookReceiverError } from '../../lambda/core/errors.js';
 
 /** What a command-line tool reads and writes, injectable so tests can run tools in-process. */
 export interface ToolIo {
@@ -45,7 +46,7 @@ export function isEntryPoint(moduleUrl: string): boolean {
 }
 
 /** A command-line mistake: the tool shows the message with a pointer to `--help` and exits 2. */
-export class UsageError extends Error {
+export class UsageError extends WebhookReceiverError {
   /** Whether the tool prints its usage after the message: for options it does not know. */
   readonly showUsage: boolean;
 
@@ -55,7 +56,6 @@ export class UsageError extends Error {
    */
   constructor(message: string, options: { readonly showUsage?: boolean } = {}) {
     super(message);
-    this.name = 'UsageError';
     this.showUsage = options.showUsage ?? false;
   }
 }

@@ -8,6 +8,7 @@ import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempo
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { WebhookReceiverError } from '../core/errors.js';
 import { endpointOf, parseBookingEvent } from './booking-event.js';
 import type { ConsumerConfig } from './config.js';
 import type { ProcessBooking } from './process-booking.js';
@@ -19,16 +20,7 @@ import {
 } from './run-once.js';
 
 /** Thrown for a message that is not a valid `event_booked` payload; the record goes to the DLQ. */
-export class InvalidBookingEventError extends Error {
-  /**
-   * @param message - what is wrong (paths and expectations, never field values)
-   * @param options - the underlying error, if any
-   */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'InvalidBookingEventError';
-  }
-}
+export class InvalidBookingEventError extends WebhookReceiverError {}
 
 /** The one event type this example processes. */
 const BOOKED = 'event_booked';

@@ -5,6 +5,7 @@
  * `index.ts` (the Lambda entry point) it builds no handler and reads no environment on import.
  * @module
  */
+export { WebhookReceiverError } from '../core/errors.js';
 export {
   type BookingEvent,
   BookingEventSchema,

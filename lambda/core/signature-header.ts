@@ -15,13 +15,10 @@ export interface SignatureHeader {
   readonly signatures: readonly Buffer[];
 }
 
-/** Why a header value could not be used. */
-export type SignatureHeaderFailureReason = 'missing_header' | 'malformed_header';
-
-/** Outcome of {@link parseSignatureHeader}. */
+/** Outcome of {@link parseSignatureHeader}: the parts, or why the value cannot be used. */
 export type ParseSignatureHeaderResult =
-  | { ok: true; header: SignatureHeader }
-  | { ok: false; reason: SignatureHeaderFailureReason };
+  | { readonly ok: true; readonly header: SignatureHeader }
+  | { readonly ok: false; readonly reason: 'missing_header' | 'malformed_header' };
 
 const DECIMAL_DIGITS = /^[0-9]+$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;

@@ -23,9 +23,6 @@ export type VerifyFailureReason =
   | 'signature_mismatch'
   | 'body_not_json';
 
-/** Which spelling of the body matched: as sent, with string '/' written '\/', or with '\/' written '/'. */
-export type SignedForm = 'as_sent' | 'slashes_escaped' | 'slashes_unescaped';
-
 /** What {@link verifySignature} checks. */
 export interface VerifySignatureInput {
   /**
@@ -33,34 +30,53 @@ export interface VerifySignatureInput {
    * than once; `undefined` (or none) when the request had none. A value joined from several
    * copies (`t=…,signature=…,t=…,signature=…`) is split into groups, one per `t`.
    */
-  header: string | readonly string[] | undefined;
+  readonly header: string | readonly string[] | undefined;
   /**
    * The body as it arrived: its text (what API Gateway and function URLs hand over; hashed as
    * its UTF-8 bytes, without a round trip through a Buffer), or its exact bytes (a base64 body,
    * decoded as UTF-8 once). `undefined` when the bytes could not be recovered (bad base64 from
    * the front door): the header is judged, and the signature cannot match.
    */
-  body: string | Uint8Array | undefined;
+  readonly body: string | Uint8Array | undefined;
   /** Candidate keys in priority order (for example current, pending, previous). */
-  keys: readonly string[];
+  readonly keys: readonly string[];
   /** The clock, in Unix seconds; injected so tests and tools can pick it. */
-  now: number;
+  readonly now: number;
   /**
    * How many seconds `t` may lie before or after `now`.
    * @default 300
    */
-  toleranceSeconds?: number;
+  readonly toleranceSeconds?: number;
 }
 
 /**
  * Outcome of {@link verifySignature}. On success it says which key and which spelling of the
- * body matched (for logs), never the expected digest. `canonicalBody` is the squashed body as
- * sent, for hashing when deduplicating calls. `timestamp` is present on failures once the header
- * has been parsed.
+ * body matched (for logs), never the expected digest.
  */
 export type VerifyResult =
-  | { ok: true; timestamp: number; keyIndex: number; form: SignedForm; canonicalBody: string }
-  | { ok: false; reason: VerifyFailureReason; timestamp?: number };
+  | {
+      readonly ok: true;
+      /** The header's `t`, in Unix seconds. */
+      readonly timestamp: number;
+      /** Position in `keys` of the key that matched. */
+      readonly keyIndex: number;
+      /**
+       * Which spelling of the body matched: as sent, with string `/` written `\/`, or with `\/`
+       * written `/`.
+       */
+      readonly form: 'as_sent' | 'slashes_escaped' | 'slashes_unescaped';
+      /** The squashed body as sent, for hashing when deduplicating calls. */
+      readonly canonicalBody: string;
+    }
+  | {
+      readonly ok: false;
+      readonly reason: VerifyFailureReason;
+      /** The header's `t`, once the header has been parsed. */
+      readonly timestamp?: number;
+    };
+
+/** Which spelling of the body matched (see {@link VerifyResult}). */
+export type SignedForm = Extract<VerifyResult, { ok: true }>['form'];
 
 type VerifyFailure = Extract<VerifyResult, { ok: false }>;
 

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { ReceiveOutcome, ReceiveRequest } from '../core/receive.js';
+import type { ReceiveOutcome, ReceiveRequest } from './decision/receive.js';
 import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
 /**

@@ -1,5 +1,5 @@
 import { WebhookReceiverError } from '../core/errors.js';
-import type { ForwardEvents } from '../core/sink-message.js';
+import type { ForwardEvents } from './decision/sink-message.js';
 import { parseSourceAllowlist, type SourceAllowlist, splitSourceList } from './source-allowlist.js';
 
 /** Thrown at cold start when an environment variable is missing or invalid; names the variable. */

@@ -1,7 +1,7 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { ReceiveRequest } from '../core/receive.js';
 import type { ApiGatewayEvent, ApiGatewayResponse } from './api-gateway.js';
 import type { KeySourceConfig, ReceiverConfig } from './config.js';
+import type { ReceiveRequest } from './decision/receive.js';
 import {
   CachedKeyRing,
   type DeadlineKeySource,

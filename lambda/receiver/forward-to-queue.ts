@@ -4,8 +4,8 @@ import {
   type SendMessageCommandInput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { SinkSendError } from '../core/errors.js';
-import type { SinkMessage } from '../core/sink-message.js';
+import { SinkSendError } from './decision/receive.js';
+import type { SinkMessage } from './decision/sink-message.js';
 
 /** Options of {@link queueSink}. */
 export interface QueueSinkOptions {

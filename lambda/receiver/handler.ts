@@ -1,16 +1,6 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
-import type { AcceptedKeys } from '../core/key-set.js';
-import {
-  type KeyRefresh,
-  type KeySource,
-  type MessageSink,
-  type ReceivePorts,
-  receive,
-  rejected,
-  type SinkMessage,
-} from '../core/receive.js';
 import {
   type ApiGatewayEvent,
   type ApiGatewayResponse,
@@ -22,6 +12,16 @@ import {
   sourceNotAllowedResponse,
 } from './api-gateway.js';
 import type { ReceiverConfig } from './config.js';
+import type { AcceptedKeys } from './decision/key-set.js';
+import {
+  type KeyRefresh,
+  type KeySource,
+  type MessageSink,
+  type ReceivePorts,
+  receive,
+  rejected,
+  type SinkMessage,
+} from './decision/receive.js';
 import { endpointRouter, notFoundResponse, requestPath } from './endpoints.js';
 import { type QueueSink, queueSink } from './forward-to-queue.js';
 import type { DeadlineKeySource } from './key-ring.js';

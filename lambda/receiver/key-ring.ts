@@ -4,7 +4,6 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { KeyLoadError } from '../core/errors.js';
 import {
   type AcceptedKeys,
   acceptedKeysFrom,
@@ -12,8 +11,9 @@ import {
   type SecretVersion,
   type SkippedVersion,
   stageVersionIds,
-} from '../core/key-set.js';
-import type { KeyRefresh } from '../core/receive.js';
+} from './decision/key-set.js';
+import type { KeyRefresh } from './decision/receive.js';
+import { KeyLoadError } from './decision/receive.js';
 
 /**
  * Loads the accepted key set once; {@link CachedKeyRing} decides when to call it.

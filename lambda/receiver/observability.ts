@@ -1,8 +1,7 @@
 import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { KeyLoadError } from '../core/errors.js';
-import type { SkippedVersion } from '../core/key-set.js';
-import type { ReceiveOutcome } from '../core/receive.js';
+import type { SkippedVersion } from './decision/key-set.js';
+import type { KeyLoadError, ReceiveOutcome } from './decision/receive.js';
 import { METRIC_NAMES } from './metric-names.js';
 import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 

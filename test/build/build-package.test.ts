@@ -9,9 +9,12 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { senderVector } from '../lambda/core/sender-vectors.js';
+import { bookingPayload } from '../support/booking.js';
 
-// Builds and packs the package, installs the tarball into a fresh app outside the checkout and
-// synthesizes it there, as a team with its own CDK app would.
+// Builds and packs the package, installs the tarball into a fresh app and synthesizes it there,
+// as a team with its own CDK app would. The app lies under the test run's temporary folder, inside
+// this checkout, so its scripts run with module hooks that refuse any file outside the app: Node's
+// lookup would otherwise climb to the checkout's node_modules and find what a real install lacks.
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,8 +27,26 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 
-/** The peers the fresh app installs beside the package. */
+/** The peers the fresh app installs beside the package: what the README's install line names. */
 const REQUIRED_PEERS = ['aws-cdk-lib', 'constructs'] as const;
+
+/** The package's entry points, as an app imports them (`exports` in package.json). */
+const ENTRY_POINTS = ['.', './core', './consumer'].map((subpath) =>
+  subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
+);
+
+/**
+ * The packages the README's install line names beside this one: the `npm install` line that
+ * installs the package, without the package itself and the comment.
+ */
+function readmeInstallLine(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const line = readme
+    .split('\n')
+    .find((text) => text.startsWith('npm install ') && text.includes(manifest.name));
+  const words = (line ?? '').replace(/#.*/, '').trim().split(/\s+/).slice(2);
+  return words.filter((word) => !word.includes(manifest.name) && !word.startsWith('-')).sort();
+}
 
 /** An entry of package-lock.json's `packages`, with the fields read here. */
 interface LockEntry {
@@ -125,6 +146,27 @@ async function importedPackages(entry: string): Promise<string[]> {
   return [...new Set(paths.filter((path) => !path.startsWith('node:')).map(packageOf))].sort();
 }
 
+/** Module hooks, written into the app: a module resolved outside the app fails to load. */
+const ONLY_THE_APP_HOOKS = `const app = new URL('./', import.meta.url).href;
+export async function resolve(specifier, context, nextResolve) {
+  const resolved = await nextResolve(specifier, context);
+  if (resolved.url.startsWith('file:') && !resolved.url.startsWith(app)) {
+    throw new Error(\`\${specifier} is not installed in the app (found at \${resolved.url})\`);
+  }
+  return resolved;
+}
+`;
+
+/** What `node --import` loads to register {@link ONLY_THE_APP_HOOKS}. */
+const ONLY_THE_APP = `import { register } from 'node:module';
+register('./only-the-app-hooks.mjs', import.meta.url);
+`;
+
+/** Runs a script of the fresh app with node, resolving modules only inside the app. */
+function runInApp(app: string, script: string): Promise<string> {
+  return command('node', ['--import', './only-the-app.mjs', script], app);
+}
+
 /** The plain-JavaScript CDK app a user would write. */
 const APP = `import { App, Stack } from 'aws-cdk-lib';
 import { WebhookReceiver } from 'service-webhook-receiver';
@@ -191,19 +233,24 @@ describe('Function: buildPackage (npm run build, npm pack)', () => {
     expect(packages).toEqual(['aws-cdk-lib', 'constructs']);
   });
 
-  it('imports only optional peer dependencies from the consumer helpers', async () => {
+  it('imports no package from the consumer helpers: valibot, Powertools and the SDK are inlined', async () => {
     // Act
     const packages = await importedPackages('consumer');
 
-    // Assess: Powertools and valibot, which the user's consumer function bundles itself.
-    expect(packages).toEqual([
-      '@aws-lambda-powertools/batch',
-      '@aws-lambda-powertools/idempotency',
-      '@aws-lambda-powertools/logger',
-      '@aws-lambda-powertools/metrics',
-      'valibot',
-    ]);
-    expect(packages.filter((name) => !manifest.peerDependenciesMeta[name]?.optional)).toEqual([]);
+    // Assess: its optional peers are there for their types only.
+    expect(packages).toEqual([]);
+  });
+
+  it('installs with the README install line: the package and its required peers, nothing else', () => {
+    // Act
+    const named = readmeInstallLine();
+
+    // Assess: the fresh app below installs exactly these; if the README names more, so must it.
+    expect(named).toEqual([...REQUIRED_PEERS].sort());
+    const required = Object.keys(manifest.peerDependencies).filter(
+      (name) => !manifest.peerDependenciesMeta[name]?.optional,
+    );
+    expect(required.sort()).toEqual([...REQUIRED_PEERS].sort());
   });
 
   it('synthesizes a plain-JavaScript app from the installed tarball, with prebundled code', async () => {
@@ -214,12 +261,18 @@ describe('Function: buildPackage (npm run build, npm pack)', () => {
     const tarball = (await readdir(app)).find((name) => name.endsWith('.tgz'));
     await writeFreshApp(app, String(tarball));
     await command('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], app);
+    await writeFile(join(app, 'only-the-app-hooks.mjs'), ONLY_THE_APP_HOOKS);
+    await writeFile(join(app, 'only-the-app.mjs'), ONLY_THE_APP);
     await writeFile(join(app, 'app.mjs'), APP);
 
     // Act
     await command(
       join(ROOT, 'node_modules/.bin/cdk'),
-      ['synth', '--app', 'node app.mjs', '--output', 'cdk.out', '--quiet', '--no-notices'],
+      [
+        'synth',
+        ...['--app', 'node --import ./only-the-app.mjs app.mjs'],
+        ...['--output', 'cdk.out', '--quiet', '--no-notices'],
+      ],
       app,
     );
 
@@ -255,6 +308,49 @@ describe('Function: buildPackage (npm run build, npm pack)', () => {
     }
   }, 120_000);
 
+  it('imports every entry point in the fresh app, with one error base class across them', async () => {
+    // Prepare: the app was installed by the test above with only what the README names.
+    const script = `const specifiers = ${JSON.stringify(ENTRY_POINTS)};
+const modules = [];
+for (const specifier of specifiers) modules.push(await import(specifier));
+const { parseBookingEvent } = modules[2];
+process.stdout.write(JSON.stringify({
+  exports: modules.map((module) => Object.keys(module).sort()),
+  oneBase: modules.every((module) => module.WebhookReceiverError === modules[0].WebhookReceiverError),
+  parsed: parseBookingEvent(${JSON.stringify(JSON.stringify(bookingPayload()))}),
+}));
+`;
+    await writeFile(join(scratch, 'app', 'entries.mjs'), script);
+
+    // Act
+    const output = await runInApp(join(scratch, 'app'), 'entries.mjs');
+
+    // Assess
+    const { exports, oneBase, parsed } = JSON.parse(output) as {
+      exports: string[][];
+      oneBase: boolean;
+      parsed: { ok: boolean; event?: { data: { id: string } } };
+    };
+    const [main, core, consumer] = exports;
+    expect(main).toEqual(expect.arrayContaining(['WebhookReceiver', 'WebhookReceiverError']));
+    expect(core).toEqual([
+      'BodyNotJsonError',
+      'WebhookReceiverError',
+      'parseSignatureHeader',
+      'signPayload',
+      'verifySignature',
+    ]);
+    expect(consumer).toEqual(
+      expect.arrayContaining([
+        'createConsumerHandler',
+        'parseBookingEvent',
+        'WebhookReceiverError',
+      ]),
+    );
+    expect(oneBase).toBe(true);
+    expect(parsed).toMatchObject({ ok: true, event: { data: { id: '918273' } } });
+  });
+
   it('verifies a Python-signed call with service-webhook-receiver/core in the fresh app', async () => {
     // Prepare: a vector a real sender signed; the app was installed by the test above.
     const vector = senderVector('py-default-separators');
@@ -266,7 +362,7 @@ process.stdout.write(JSON.stringify(result));
     await writeFile(join(scratch, 'app', 'verify.mjs'), script);
 
     // Act
-    const output = await command('node', ['verify.mjs'], join(scratch, 'app'));
+    const output = await runInApp(join(scratch, 'app'), 'verify.mjs');
 
     // Assess
     expect(JSON.parse(output)).toMatchObject({ ok: true, form: 'as_sent' });

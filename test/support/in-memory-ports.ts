@@ -1,10 +1,10 @@
-import type { AcceptedKeys } from '../../lambda/core/key-set.js';
+import type { AcceptedKeys } from '../../lambda/receiver/decision/key-set.js';
 import type {
   KeyLoadError,
   KeySource,
   MessageSink,
   SinkMessage,
-} from '../../lambda/core/receive.js';
+} from '../../lambda/receiver/decision/receive.js';
 
 /** A {@link MessageSink} that keeps messages in memory, or fails with the given error. */
 export interface MemorySink extends MessageSink {

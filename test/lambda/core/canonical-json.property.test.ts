@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { squashJson } from '../../../lambda/core/index.js';
+import { squashJson } from '../../../lambda/core/canonical-json.js';
 import { propertyRuns } from '../../support/property-runs.js';
 import { jsonDocument, renderWithWhitespace } from './json-arbitraries.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeSlashes, squashJson, unescapeSlashes } from '../../../lambda/core/index.js';
+import { escapeSlashes, squashJson, unescapeSlashes } from '../../../lambda/core/canonical-json.js';
 
 describe('Function: squashJson', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { SignedForm, VerifyFailureReason } from '../../../lambda/core/index.js';
+import type { SignedForm, VerifyFailureReason } from '../../../lambda/core/verify-signature.js';
 
 /** One call signed by a real sender implementation (see test/fixtures/signatures/generate.*). */
 export interface SenderVector {

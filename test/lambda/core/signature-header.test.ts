@@ -3,7 +3,7 @@ import {
   MAX_SIGNATURE_HEADER_LENGTH,
   parseSignatureHeader,
   splitSignatureGroups,
-} from '../../../lambda/core/index.js';
+} from '../../../lambda/core/signature-header.js';
 
 const HEX = '27a70ff9fc25410c3246c8ae90e03fb93027c16871a1cc657fd1c4b66c6fb504';
 const OTHER_HEX = 'ab'.repeat(32);

@@ -3,7 +3,7 @@ import {
   DEFAULT_TOLERANCE_SECONDS,
   type VerifySignatureInput,
   verifySignature,
-} from '../../../lambda/core/index.js';
+} from '../../../lambda/core/verify-signature.js';
 import { signRawBody } from '../../support/booking.js';
 import { senderVector } from './sender-vectors.js';
 

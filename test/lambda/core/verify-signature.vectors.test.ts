@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeSlashes, unescapeSlashes, verifySignature } from '../../../lambda/core/index.js';
+import { escapeSlashes, unescapeSlashes } from '../../../lambda/core/canonical-json.js';
+import { verifySignature } from '../../../lambda/core/verify-signature.js';
 import { phpVectors, pythonVectors, type SenderVector } from './sender-vectors.js';
 
 // The body of a form-matched call, rewritten the way the verifier rewrote it.

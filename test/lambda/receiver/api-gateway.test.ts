@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { KeyLoadError, rejected, SinkSendError } from '../../../lambda/core/receive.js';
 import {
   apiRequestId,
   requestFromEvent,
   responseFromOutcome,
 } from '../../../lambda/receiver/api-gateway.js';
+import {
+  KeyLoadError,
+  rejected,
+  SinkSendError,
+} from '../../../lambda/receiver/decision/receive.js';
 import { API_GATEWAY_FLAVOURS, restApiEvent } from '../../support/api-gateway-events.js';
 
 describe('Function: requestFromEvent', () => {

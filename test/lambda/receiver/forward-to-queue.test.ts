@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SinkMessage, SinkSendError } from '../../../lambda/core/receive.js';
+import { type SinkMessage, SinkSendError } from '../../../lambda/receiver/decision/receive.js';
 import { queueSink } from '../../../lambda/receiver/forward-to-queue.js';
 import { LOCAL_AWS_SETTINGS, type LocalSqs, startLocalSqs } from '../../support/local-sqs.js';
 

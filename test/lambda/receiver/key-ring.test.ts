@@ -6,8 +6,8 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import type { AcceptedKeys } from '../../../lambda/core/key-set.js';
-import { KeyLoadError } from '../../../lambda/core/receive.js';
+import type { AcceptedKeys } from '../../../lambda/receiver/decision/key-set.js';
+import { KeyLoadError } from '../../../lambda/receiver/decision/receive.js';
 import {
   CachedKeyRing,
   secretsManagerKeyLoader,

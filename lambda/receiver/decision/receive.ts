@@ -1,8 +1,12 @@
-import { KeyLoadError, SinkSendError } from './errors.js';
+import { WebhookReceiverError } from '../../core/errors.js';
+import {
+  type SignedForm,
+  type VerifyResult,
+  verifySignature,
+} from '../../core/verify-signature.js';
 import type { AcceptedKeys } from './key-set.js';
 import { type PayloadFailureReason, readPayload } from './read-payload.js';
 import { buildMessage, type ForwardEvents, isForwarded, type SinkMessage } from './sink-message.js';
-import { type SignedForm, type VerifyResult, verifySignature } from './verify-signature.js';
 
 /**
  * The receiver's decision: verify a webhook call, then read its payload, then hand it to the
@@ -84,7 +88,12 @@ export interface ReceivePorts {
   readonly now: () => number;
 }
 
-export { KeyLoadError, SinkSendError } from './errors.js';
+/** Thrown by a key source when no key set can be loaded: an outage, answered with 503. */
+export class KeyLoadError extends WebhookReceiverError {}
+
+/** Thrown by a message sink when it did not store the message: answered with 503. */
+export class SinkSendError extends WebhookReceiverError {}
+
 export type { ForwardEvents, SinkMessage } from './sink-message.js';
 
 /** Why a call was refused with a 4xx status. */

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { signPayload } from '../../../../lambda/core/sign.js';
 import {
   KeyLoadError,
   type ReceivePolicy,
   type ReceiveRequest,
   receive,
   SinkSendError,
-} from '../../../lambda/core/receive.js';
-import { signPayload } from '../../../lambda/core/sign.js';
-import { bookingPayload, signRawBody, TEST_KEY } from '../../support/booking.js';
-import { memoryKeySource, memorySink } from '../../support/in-memory-ports.js';
+} from '../../../../lambda/receiver/decision/receive.js';
+import { bookingPayload, signRawBody, TEST_KEY } from '../../../support/booking.js';
+import { memoryKeySource, memorySink } from '../../../support/in-memory-ports.js';
 
 const NOW = 1_795_000_000;
 const POLICY: ReceivePolicy = {

@@ -3,7 +3,7 @@ import {
   acceptedKeysFrom,
   isPreviousKeyInGrace,
   stageVersionIds,
-} from '../../../lambda/core/key-set.js';
+} from '../../../../lambda/receiver/decision/key-set.js';
 
 const NOW = 1_795_000_000;
 const DAY = 86_400;

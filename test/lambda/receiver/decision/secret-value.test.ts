@@ -3,7 +3,7 @@ import {
   describeSecretKeyFailure,
   keyFromSecretValue,
   replaceKeyInSecretValue,
-} from '../../../lambda/core/secret-value.js';
+} from '../../../../lambda/receiver/decision/secret-value.js';
 
 describe('Function: keyFromSecretValue', () => {
   it.each([

@@ -1,0 +1,85 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVitest, type Vitest } from 'vitest/node';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Every test file under test/, relative to the repository root. */
+function testFilesOnDisk(): string[] {
+  return readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => join('test', file))
+    .sort();
+}
+
+describe('Config: vitest.config.ts test tiers', () => {
+  let vitest: Vitest;
+
+  beforeAll(async () => {
+    // The configuration exactly as `npm test` loads it, without running anything.
+    vitest = await createVitest('test', { root: ROOT, watch: false, reporters: [] });
+  });
+  afterAll(async () => {
+    await vitest?.close();
+  });
+
+  it('puts every test file in exactly one tier', async () => {
+    // Act
+    const specifications = await vitest.globTestSpecifications();
+
+    // Assess
+    const tiersOf = new Map<string, string[]>();
+    for (const { moduleId, project } of specifications) {
+      const file = moduleId.slice(ROOT.length);
+      tiersOf.set(file, [...(tiersOf.get(file) ?? []), project.name]);
+    }
+    const files = testFilesOnDisk();
+    expect([...tiersOf.keys()].sort()).toEqual(files);
+    const notInOne = files.filter((file) => tiersOf.get(file)?.length !== 1);
+    expect(notInOne.map((file) => `${file}: ${tiersOf.get(file)?.join(', ')}`)).toEqual([]);
+  });
+
+  it.each([
+    ['test/deploy/stack.test.ts', 'unit'],
+    ['test/lambda/core/verify-signature.test.ts', 'unit'],
+    ['test/cli/sign.e2e.test.ts', 'e2e'],
+    ['test/e2e/local-run.test.ts', 'e2e'],
+    ['test/lib/webhook-receiver.test.ts', 'synth'],
+    ['test/bin/app.test.ts', 'synth'],
+    ['test/build/build-package.test.ts', 'package'],
+    ['test/local/inspector/inspector-page.test.ts', 'browser'],
+    ['test/e2e/dashboard-page.test.ts', 'browser'],
+  ])('puts %s, by where it lies, in the %s tier', (file, tier) => {
+    // Act: a file need not exist to be matched, so a new folder is covered too.
+    const claimedBy = vitest.projects
+      .filter((project) => project.matchesTestGlob(join(ROOT, file)))
+      .map(({ name }) => name);
+
+    // Assess
+    expect(claimedBy).toEqual([tier]);
+  });
+
+  it('gives every tier the run environment and its own timeouts, the slow tiers more time', () => {
+    // Act
+    const tiers = Object.fromEntries(
+      vitest.projects.map(({ name, config }) => [name, config] as const),
+    );
+
+    // Assess: the temporary folder is set up once, by the root, for every tier.
+    expect(Object.keys(tiers).sort()).toEqual(['browser', 'e2e', 'package', 'synth', 'unit']);
+    expect(vitest.config.globalSetup).toEqual([join(ROOT, 'test/support/temp-folder.ts')]);
+    for (const config of Object.values(tiers)) {
+      expect(config.env).toMatchObject({
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      });
+      expect(config.pool).toBe('forks');
+      expect(config.hookTimeout).toBe(config.testTimeout);
+    }
+    const unit = tiers.unit?.testTimeout ?? Number.POSITIVE_INFINITY;
+    for (const slow of ['synth', 'e2e', 'package', 'browser']) {
+      expect(tiers[slow]?.testTimeout).toBeGreaterThan(unit);
+    }
+  });
+});
