@@ -54,6 +54,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
       readNumber('reservedConcurrency', get('reservedConcurrency')),
     ),
     ...optional('secretArn', readString('secretArn', get('secretArn'))),
+    ...optional('secretKmsKeyArn', readString('secretKmsKeyArn', get('secretKmsKeyArn'))),
     ...optional('secretJsonField', readString('secretJsonField', get('secretJsonField'))),
     ...optional('fifo', readBoolean('fifo', get('fifo'))),
     ...optional(
@@ -76,33 +77,43 @@ export function readReceiverContext(node: Node): ReceiverContext {
   return { stackName, props };
 }
 
-/** Prefix of the context keys that import an endpoint's secret: `secretArn.<name>`. */
-const ENDPOINT_SECRET_ARN_PREFIX = 'secretArn.';
+/**
+ * The per-endpoint context keys, `<prop>.<name>`: an endpoint's secret (`secretArn.<name>`) and
+ * the customer managed KMS key encrypting it (`secretKmsKeyArn.<name>`).
+ */
+const ENDPOINT_KEYS = ['secretArn', 'secretKmsKeyArn'] as const;
 
 /**
- * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>`. A `secretArn.<name>`
- * naming no endpoint is refused: a typo would otherwise deploy a placeholder in place of the key.
+ * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>` and
+ * `secretKmsKeyArn.<name>`. A key naming no endpoint is refused: a typo would otherwise deploy a
+ * placeholder in place of the key, or leave the secret's KMS key out of the role's policy.
  */
 function readEndpoints(
   node: Node,
   get: (key: string) => unknown,
 ): ReceiverStackEndpoint[] | undefined {
   const names = readList('endpoints', get('endpoints'));
-  const stray = Object.keys(node.getAllContext()).find(
-    (key) =>
-      key.startsWith(ENDPOINT_SECRET_ARN_PREFIX) &&
-      get(key) !== undefined &&
-      !names?.includes(key.slice(ENDPOINT_SECRET_ARN_PREFIX.length)),
+  const stray = Object.keys(node.getAllContext()).find((key) =>
+    ENDPOINT_KEYS.some(
+      (prop) =>
+        key.startsWith(`${prop}.`) &&
+        get(key) !== undefined &&
+        !names?.includes(key.slice(prop.length + 1)),
+    ),
   );
   if (stray !== undefined) {
     throw new InvalidContextError(
       `context ${stray} names no endpoint of context endpoints (${names?.join(',') ?? 'not set'})`,
     );
   }
-  return names?.map((name) => {
-    const key = `${ENDPOINT_SECRET_ARN_PREFIX}${name}`;
-    return { name, ...optional('secretArn', readString(key, get(key))) };
-  });
+  return names?.map((name) =>
+    Object.assign(
+      { name },
+      ...ENDPOINT_KEYS.map((prop) =>
+        optional(prop, readString(`${prop}.${name}`, get(`${prop}.${name}`))),
+      ),
+    ),
+  );
 }
 
 /** `{ [key]: value }` when there is a value, `{}` otherwise (optional props must be absent, not undefined). */

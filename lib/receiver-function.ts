@@ -7,6 +7,7 @@ import { ALLOWED_SOURCE_IPS } from '../lambda/receiver/config.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
 import { createFunction } from './lambda-function.js';
 import { INGRESS_WITH_SOURCE_POLICY, type ReceiverSettings } from './receiver-settings.js';
+import { grantReadSigningKey } from './signing-key.js';
 
 /**
  * Memory of the receiver function, in MB. Memory buys CPU on Lambda: 512 MB keeps the cold start
@@ -56,7 +57,7 @@ export function createReceiverFunction(
   });
   const secrets = 'secret' in keys ? [keys.secret] : keys.endpoints.map(({ secret }) => secret);
   for (const secret of secrets) {
-    secret.grantRead(fn);
+    grantReadSigningKey(secret, fn);
   }
   queue.grant(fn, 'sqs:SendMessage');
   // SQS needs both to put a message on a queue encrypted with a customer managed key.

@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { InvalidConfigurationError } from './configuration-error.js';
@@ -38,6 +39,14 @@ export interface ReceiverStackProps
   readonly secretArn?: string;
 
   /**
+   * ARN of the customer managed KMS key encrypting the secret of `secretArn` (context
+   * `secretKmsKeyArn`): the receiver's role may then decrypt it through Secrets Manager. Only with
+   * `secretArn`.
+   * @default - the secret is encrypted with the AWS managed key `aws/secretsmanager`
+   */
+  readonly secretKmsKeyArn?: string;
+
+  /**
    * Several endpoints, one key each (the construct's `endpoints`, with secrets given by ARN).
    * The stack then outputs `WebhookUrl<Name>` and `SecretArn<Name>` per endpoint in place of
    * `WebhookUrl` and `SecretArn`.
@@ -53,12 +62,22 @@ export interface ReceiverStackEndpoint extends Omit<WebhookEndpoint, 'secret'> {
    * @default - the stack creates a secret with a random placeholder for this endpoint
    */
   readonly secretArn?: string;
+
+  /**
+   * ARN of the customer managed KMS key encrypting this endpoint's secret (context
+   * `secretKmsKeyArn.<name>`). Only with `secretArn`.
+   * @default - the AWS managed key `aws/secretsmanager`
+   */
+  readonly secretKmsKeyArn?: string;
 }
 
-/** A complete secret ARN: a partial one (without the random suffix) would need a wildcard grant. */
 /** An ACM certificate ARN. */
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
 
+/** A KMS key ARN (an alias would not match the key ARN that IAM evaluates `kms:Decrypt` on). */
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/** A complete secret ARN: a partial one (without the random suffix) would need a wildcard grant. */
 const COMPLETE_SECRET_ARN =
   /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
 
@@ -76,7 +95,7 @@ export class ReceiverStack extends Stack {
       description: 'Receiver for signed booking-service webhooks: front door -> Lambda -> SQS',
       ...props,
     });
-    const { secretArn, endpoints, certificateArn, ...receiverProps } = props;
+    const { secretArn, secretKmsKeyArn, endpoints, certificateArn, ...receiverProps } = props;
     if (secretArn !== undefined && endpoints !== undefined) {
       throw new InvalidReceiverStackPropsError(
         'secretArn cannot be used with endpoints: give each endpoint its secretArn (context secretArn.<name>)',
@@ -87,9 +106,7 @@ export class ReceiverStack extends Stack {
       consumer,
       idempotency: consumer,
       ...receiverProps,
-      ...(secretArn === undefined
-        ? {}
-        : { secret: this.importSecret('secretArn', 'ImportedSigningKey', secretArn) }),
+      ...this.importSigningKey('', 'ImportedSigningKey', secretArn, secretKmsKeyArn),
       ...(endpoints === undefined
         ? {}
         : { endpoints: endpoints.map((endpoint) => this.importEndpointSecret(endpoint)) }),
@@ -119,25 +136,60 @@ export class ReceiverStack extends Stack {
     return { certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', certificateArn) };
   }
 
-  private importEndpointSecret({ secretArn, ...endpoint }: ReceiverStackEndpoint): WebhookEndpoint {
-    if (secretArn === undefined) {
-      return endpoint;
-    }
-    const secret = this.importSecret(
-      `secretArn.${endpoint.name}`,
-      `ImportedSigningKey${endpointIdSuffix(endpoint.name)}`,
-      secretArn,
-    );
-    return { ...endpoint, secret };
+  private importEndpointSecret({
+    secretArn,
+    secretKmsKeyArn,
+    ...endpoint
+  }: ReceiverStackEndpoint): WebhookEndpoint {
+    const suffix = endpointIdSuffix(endpoint.name);
+    return {
+      ...endpoint,
+      ...this.importSigningKey(
+        `.${endpoint.name}`,
+        `ImportedSigningKey${suffix}`,
+        secretArn,
+        secretKmsKeyArn,
+      ),
+    };
   }
 
-  private importSecret(key: string, id: string, secretArn: string): secretsmanager.ISecret {
-    if (!Token.isUnresolved(secretArn) && !COMPLETE_SECRET_ARN.test(secretArn)) {
+  /**
+   * `secret` from `secretArn<keySuffix>`, with the KMS key of `secretKmsKeyArn<keySuffix>`, which
+   * needs it; nothing when neither is given.
+   * @param keySuffix - `''`, or `.<name>` for an endpoint's context keys
+   */
+  private importSigningKey(
+    keySuffix: string,
+    id: string,
+    secretArn: string | undefined,
+    kmsKeyArn: string | undefined,
+  ): { secret?: secretsmanager.ISecret } {
+    const secretKey = `secretArn${keySuffix}`;
+    const kmsKey = `secretKmsKeyArn${keySuffix}`;
+    if (secretArn === undefined) {
+      if (kmsKeyArn === undefined) return {};
       throw new InvalidReceiverStackPropsError(
-        `${key} ${JSON.stringify(secretArn)} is not a complete Secrets Manager secret ARN: copy the ARN from the console, it ends in the secret name, '-' and six random characters`,
+        `${kmsKey} needs ${secretKey}: the key encrypts a secret you give by ARN; a secret the stack creates uses the AWS managed key`,
       );
     }
-    return secretsmanager.Secret.fromSecretCompleteArn(this, id, secretArn);
+    if (!Token.isUnresolved(secretArn) && !COMPLETE_SECRET_ARN.test(secretArn)) {
+      throw new InvalidReceiverStackPropsError(
+        `${secretKey} ${JSON.stringify(secretArn)} is not a complete Secrets Manager secret ARN: copy the ARN from the console, it ends in the secret name, '-' and six random characters`,
+      );
+    }
+    if (kmsKeyArn !== undefined && !Token.isUnresolved(kmsKeyArn) && !KMS_KEY_ARN.test(kmsKeyArn)) {
+      throw new InvalidReceiverStackPropsError(
+        `${kmsKey} ${JSON.stringify(kmsKeyArn)} is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; not an alias)`,
+      );
+    }
+    return {
+      secret: secretsmanager.Secret.fromSecretAttributes(this, id, {
+        secretCompleteArn: secretArn,
+        ...(kmsKeyArn === undefined
+          ? {}
+          : { encryptionKey: kms.Key.fromKeyArn(this, `${id}Key`, kmsKeyArn) }),
+      }),
+    };
   }
 
   private addOutputs({ domainName, hostedZoneId }: ReceiverStackProps): void {

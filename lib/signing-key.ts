@@ -1,3 +1,5 @@
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { acknowledgeNagFindings } from './nag.js';
@@ -30,4 +32,28 @@ export function createPlaceholderSecret(
   // Secret declares secretFullArn as `string | undefined`, which exactOptionalPropertyTypes
   // does not accept for ISecret's optional field; the object is an ISecret all the same.
   return secret as secretsmanager.ISecret;
+}
+
+/**
+ * Lets `grantee` read `secret`, and decrypt it when it is encrypted with a customer managed KMS
+ * key. `grantRead` grants the key only in the key's resource policy, which the stack owns for a key
+ * it creates but not for an imported one (`Key.fromKeyArn`): there the grant is silently dropped
+ * and every key load fails. So the key is also granted in the grantee's identity policy, as
+ * `grantRead` would, limited to calls Secrets Manager makes in the stack's region
+ * (`kms:ViaService`). The key's own policy must still let the account's identities use it (a key
+ * created by KMS's default policy does).
+ * @param secret - a signing-key secret, with its `encryptionKey` when it has one
+ * @param grantee - the function reading it
+ */
+export function grantReadSigningKey(secret: secretsmanager.ISecret, grantee: iam.IGrantable): void {
+  secret.grantRead(grantee);
+  if (secret.encryptionKey === undefined) return;
+  iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['kms:Decrypt'],
+    resourceArns: [secret.encryptionKey.keyArn],
+    conditions: {
+      StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(secret).region}.amazonaws.com` },
+    },
+  });
 }

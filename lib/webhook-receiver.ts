@@ -116,8 +116,9 @@ export interface WebhookReceiverProps {
    * Secret whose `SecretString` is the signing key issued by the booking service.
    * Import one with `Secret.fromSecretCompleteArn` (the console ARN, ending in `-` and six
    * characters), so the receiver's role can be scoped to that exact ARN. A secret encrypted with a
-   * customer managed KMS key must be imported with `fromSecretAttributes({ encryptionKey })`, so
-   * that `grantRead` also grants `kms:Decrypt`.
+   * customer managed KMS key must be imported with
+   * `fromSecretAttributes({ secretCompleteArn, encryptionKey })`: the receiver's role then gets
+   * `kms:Decrypt` on that key through Secrets Manager in the stack's region (`kms:ViaService`).
    * Not with `endpoints`, where each endpoint has its own.
    * @default - a new secret holding a random 64-character placeholder, which matches no sender
    *   until the real key is put into it
@@ -144,19 +145,24 @@ export interface WebhookReceiverProps {
   /**
    * A queue of yours to forward verified events to. Then no queue or dead-letter queue is
    * created, and the receiver may only `sqs:SendMessage` to it (plus use its KMS key, if any).
+   * Import a queue encrypted with a customer managed KMS key with its key,
+   * `Queue.fromQueueAttributes({ queueArn, keyArn })`: without it the receiver and the consumer
+   * get no use of the key (a synth warning says so).
    * @default - a new queue with a dead-letter queue
    */
   readonly existingQueue?: sqs.IQueue;
 
   /**
-   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 14 days'
+   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 10 days'
    * retention, 1 MiB messages, dead-letter queue after 5 receives). Not with `existingQueue`.
    * @default - the construct's
    */
   readonly queueProps?: sqs.QueueProps;
 
   /**
-   * Dead-letter queue properties merged over the construct's. Not with `existingQueue`.
+   * Dead-letter queue properties merged over the construct's (those of the queue, with 14 days'
+   * retention: a moved message keeps its first enqueue time, so the dead-letter queue must keep it
+   * longer than the queue did). Not with `existingQueue`.
    * @default - the construct's
    */
   readonly deadLetterQueueProps?: sqs.QueueProps;
