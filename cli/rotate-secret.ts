@@ -16,11 +16,17 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
+import {
+  ConfigError,
+  ENDPOINT_NAME_RULE,
+  isEndpointName,
+  parseEndpointDirectory,
+} from '../lambda/receiver/config.js';
 import {
   describeSecretKeyFailure,
   replaceKeyInSecretValue,
 } from '../lambda/receiver/decision/secret-value.js';
+import { ENDPOINT_DIRECTORY_ARN_OUTPUT, endpointIdSuffix } from '../lib/endpoints.js';
 import { SECRET_JSON_FIELD_VARIABLE } from './lib/signing-key.js';
 import {
   isEntryPoint,
@@ -41,8 +47,9 @@ Changes which signing key the deployed receiver accepts, then prints every versi
 
   --secret-id ID       the secret (name or ARN; the stack's SecretArn output)
   --endpoint NAME      the secret of endpoint NAME of a stack deployed with -c endpoints=...: the
-                       stack's SecretArn<Name> output (eu-west -> SecretArnEuWest); the other
-                       endpoints' keys are left alone
+                       stack's SecretArn<Name> output (eu-west -> SecretArnEuWest), or its entry
+                       in the endpoint directory (output EndpointDirectoryArn) of a stack with
+                       more endpoints than outputs; the other endpoints' keys are left alone
   --stack-name NAME    the stack to read that output from (default ${DEFAULT_STACK_NAME})
   --put KEYFILE        store the key as the new AWSCURRENT; the old key becomes AWSPREVIOUS and
                        keeps working for PREVIOUS_KEY_GRACE_SECONDS (default 24 h)
@@ -265,11 +272,7 @@ interface RotateRequest {
  * @param name - a valid endpoint name
  */
 export function endpointSecretOutputKey(name: string): string {
-  const pascal = name
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-  return `SecretArn${pascal}`;
+  return `SecretArn${endpointIdSuffix(name)}`;
 }
 
 /** Result of {@link endpointSecretArn}: the ARN, or why the stack has none for the endpoint. */
@@ -278,22 +281,43 @@ export type EndpointSecretArn =
   | { readonly ok: false; readonly message: string };
 
 /**
- * The secret ARN of a deployed endpoint, from the stack's `SecretArn<Name>` output.
+ * The secret ARN of a deployed endpoint, from the stack's `SecretArn<Name>` output or, for a
+ * stack with more endpoints than outputs, from the endpoint directory its `EndpointDirectoryArn`
+ * output names.
  *
  * @param client - the CloudFormation client
  * @param stackName - the stack deployed with `-c endpoints=...`
  * @param endpoint - the endpoint's name
+ * @param secretsManager - the Secrets Manager client, to read the endpoint directory
+ * @throws the SDK's error when the directory cannot be read (the stack's, from CloudFormation)
  */
 export async function endpointSecretArn(
   client: CloudFormationClient,
   stackName: string,
   endpoint: string,
+  secretsManager: SecretsManagerClient,
 ): Promise<EndpointSecretArn> {
   const described = await client.send(new DescribeStacksCommand({ StackName: stackName }));
   const outputs = described.Stacks?.[0]?.Outputs ?? [];
   const outputKey = endpointSecretOutputKey(endpoint);
   const secretArn = outputs.find((output) => output.OutputKey === outputKey)?.OutputValue;
   if (secretArn !== undefined) return { ok: true, secretArn };
+  const directoryArn = outputs.find(
+    (output) => output.OutputKey === ENDPOINT_DIRECTORY_ARN_OUTPUT,
+  )?.OutputValue;
+  if (directoryArn !== undefined) {
+    const { SecretString } = await secretsManager.send(
+      new GetSecretValueCommand({ SecretId: directoryArn }),
+    );
+    const sources = parseEndpointDirectory(SecretString ?? '');
+    const source = sources.get(endpoint);
+    return source?.kind === 'secrets-manager'
+      ? { ok: true, secretArn: source.secretId }
+      : {
+          ok: false,
+          message: `unknown endpoint '${endpoint}': the endpoint directory of stack ${stackName} (${ENDPOINT_DIRECTORY_ARN_OUTPUT}) does not list it (it lists ${sources.size} endpoints)`,
+        };
+  }
   const endpointOutputs = outputs
     .map((output) => output.OutputKey ?? '')
     .filter((key) => key.startsWith('SecretArn') && key !== 'SecretArn');
@@ -316,9 +340,10 @@ async function rotate(request: RotateRequest, io: ToolIo): Promise<number> {
       secretId = request.target.secretId;
     } else {
       const { endpoint, stackName } = request.target;
-      const found = await endpointSecretArn(cloudFormation, stackName, endpoint).catch(
+      const found = await endpointSecretArn(cloudFormation, stackName, endpoint, client).catch(
         (error: Error) => {
-          io.err(`CloudFormation: ${error.name}: ${error.message}`);
+          const service = error instanceof ConfigError ? 'Endpoint directory' : 'CloudFormation';
+          io.err(`${service}: ${error.name}: ${error.message}`);
           return undefined;
         },
       );

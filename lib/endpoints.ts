@@ -53,3 +53,16 @@ export function endpointIdSuffix(name: string): string {
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 }
+
+/**
+ * The stack output of the endpoints' URL prefix (`<prefix>/<name>` is an endpoint's URL), in
+ * place of `WebhookUrl<Name>` when an output per endpoint would pass CloudFormation's 200.
+ */
+export const ENDPOINT_URL_PREFIX_OUTPUT = 'EndpointUrlPrefix';
+
+/**
+ * The stack output of the endpoint directory's ARN (the secret mapping each endpoint's name to
+ * its secret's ARN), in place of `SecretArn<Name>` when an output per endpoint would pass
+ * CloudFormation's 200.
+ */
+export const ENDPOINT_DIRECTORY_ARN_OUTPUT = 'EndpointDirectoryArn';

@@ -1,11 +1,15 @@
-import { CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { InvalidConfigurationError } from './configuration-error.js';
-import { endpointIdSuffix } from './endpoints.js';
+import {
+  ENDPOINT_DIRECTORY_ARN_OUTPUT,
+  ENDPOINT_URL_PREFIX_OUTPUT,
+  endpointIdSuffix,
+} from './endpoints.js';
 import {
   type WebhookEndpoint,
   WebhookReceiver,
@@ -49,7 +53,8 @@ export interface ReceiverStackProps
   /**
    * Several endpoints, one key each (the construct's `endpoints`, with secrets given by ARN).
    * The stack then outputs `WebhookUrl<Name>` and `SecretArn<Name>` per endpoint in place of
-   * `WebhookUrl` and `SecretArn`.
+   * `WebhookUrl` and `SecretArn`, while those fit CloudFormation's 200 outputs (up to 97
+   * endpoints); beyond, `EndpointUrlPrefix` and `EndpointDirectoryArn`, with a synth warning.
    * @default - one endpoint, `POST /webhook`
    */
   readonly endpoints?: readonly ReceiverStackEndpoint[];
@@ -70,6 +75,9 @@ export interface ReceiverStackEndpoint extends Omit<WebhookEndpoint, 'secret'> {
    */
   readonly secretKmsKeyArn?: string;
 }
+
+/** CloudFormation's limit of outputs per stack. */
+export const MAX_OUTPUTS = 200;
 
 /** An ACM certificate ARN. */
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
@@ -226,9 +234,34 @@ export class ReceiverStack extends Stack {
     if (receiver.secret !== undefined) {
       this.addEndpointOutputs('', receiver.url, receiver.secret);
     }
-    for (const { name, url, secret } of receiver.endpoints) {
-      this.addEndpointOutputs(endpointIdSuffix(name), url, secret, ` of endpoint ${name}`);
+    const outputs = this.node.children.filter((child) => child instanceof CfnOutput).length;
+    if (outputs + 2 * receiver.endpoints.length <= MAX_OUTPUTS) {
+      for (const { name, url, secret } of receiver.endpoints) {
+        this.addEndpointOutputs(endpointIdSuffix(name), url, secret, ` of endpoint ${name}`);
+      }
+    } else if (receiver.endpointDirectory !== undefined) {
+      this.addEndpointDirectoryOutputs(receiver.url, receiver.endpointDirectory);
     }
+  }
+
+  /**
+   * `EndpointUrlPrefix` and `EndpointDirectoryArn`, in place of two outputs per endpoint when
+   * those would pass CloudFormation's limit of {@link MAX_OUTPUTS}, with a synth warning saying so.
+   */
+  private addEndpointDirectoryOutputs(url: string, directory: secretsmanager.ISecret): void {
+    new CfnOutput(this, ENDPOINT_URL_PREFIX_OUTPUT, {
+      value: url,
+      description: 'Register <this URL>/<endpoint name> for each endpoint with the booking service',
+    });
+    new CfnOutput(this, ENDPOINT_DIRECTORY_ARN_OUTPUT, {
+      value: directory.secretArn,
+      description:
+        "The endpoint directory: its value maps each endpoint's name to the ARN of the secret to put its signing key into",
+    });
+    Annotations.of(this).addWarningV2(
+      'service-webhook-receiver:endpointOutputs',
+      `${this.receiver.endpoints.length} endpoints would need ${2 * this.receiver.endpoints.length} outputs WebhookUrl<Name> and SecretArn<Name>, past CloudFormation's limit of ${MAX_OUTPUTS} outputs per stack: the stack outputs ${ENDPOINT_URL_PREFIX_OUTPUT} (an endpoint's URL is <prefix>/<name>) and ${ENDPOINT_DIRECTORY_ARN_OUTPUT} (the secret listing each endpoint's secret ARN) instead; npm run rotate-secret -- --endpoint <name> reads it.`,
+    );
   }
 
   /** `WebhookUrl<suffix>` and `SecretArn<suffix>`. */

@@ -14,6 +14,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
 import { createConsumerFunction } from './consumer-function.js';
+import { createEndpointDirectory } from './endpoint-directory.js';
 import { endpointIdSuffix, type ServedWebhookEndpoint, type WebhookEndpoint } from './endpoints.js';
 import { IdempotencyTable } from './idempotency-table.js';
 import { INGRESS_FACTORIES } from './ingress/index.js';
@@ -137,7 +138,7 @@ export interface WebhookReceiverProps {
    * Several endpoints, one key each: endpoint `<name>` is served at `POST /webhook/<name>` on the
    * same front door and function, verified only with its own key (an endpoint without `secret`
    * gets a placeholder secret of its own), and the receiver's role may read exactly these
-   * secrets. The receiver gets them as `ENDPOINT_SECRET_IDS`. Not with `secret`.
+   * secrets. The receiver finds them in {@link WebhookReceiver.endpointDirectory}. Not with `secret`.
    * @default - one endpoint, `POST /webhook`, with the key of `secret`
    */
   readonly endpoints?: readonly WebhookEndpoint[];
@@ -341,6 +342,13 @@ export class WebhookReceiver extends Construct {
   public readonly secret: secretsmanager.ISecret | undefined;
   /** The named endpoints, with their URLs and secrets, in the order given; empty without `endpoints`. */
   public readonly endpoints: readonly ServedWebhookEndpoint[];
+  /**
+   * With `endpoints`, the endpoint directory: a secret whose value maps each endpoint's name to
+   * its secret's ARN (`{ "secretIds": { ... }, "jsonFields"?: { ... } }`), which the receiver
+   * reads on its first call (`ENDPOINT_DIRECTORY_SECRET_ID`) so that its environment stays small
+   * however many endpoints it serves. It holds no key.
+   */
+  public readonly endpointDirectory: secretsmanager.ISecret | undefined;
   /** The example consumer, when {@link WebhookReceiverProps.consumer} is on. */
   public readonly consumer: nodejs.NodejsFunction | undefined;
   /**
@@ -371,10 +379,15 @@ export class WebhookReceiver extends Construct {
     const { queue, deadLetterQueue } = createQueues(this, settings);
     this.queue = queue;
     this.deadLetterQueue = deadLetterQueue;
+    const directory =
+      this.secret === undefined ? createEndpointDirectory(this, endpointKeys) : undefined;
+    this.endpointDirectory = directory?.secret;
     this.receiverFunction = createReceiverFunction(
       this,
       settings,
-      this.secret === undefined ? { endpoints: endpointKeys } : { secret: this.secret },
+      directory === undefined
+        ? { secret: this.secret as secretsmanager.ISecret }
+        : { endpoints: endpointKeys, directory },
       this.queue,
     );
 

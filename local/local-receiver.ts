@@ -1,4 +1,8 @@
-import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
+import {
+  ENDPOINT_DIRECTORY_SECRET_ID,
+  type EndpointsConfig,
+  loadConfig,
+} from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { createHandler } from '../lambda/receiver/handler.js';
 import { ensureWebhookSecret, type LocalWebhookSecret, WEBHOOK_SECRET } from './dotenv.js';
@@ -69,6 +73,7 @@ const SECRETS_MANAGER_SETTINGS = [
   'SECRET_ID',
   'ENDPOINT_SECRET_IDS',
   'ENDPOINT_SECRET_JSON_FIELDS',
+  ENDPOINT_DIRECTORY_SECRET_ID,
 ];
 
 /**

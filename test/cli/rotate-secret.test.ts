@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
+  GetSecretValueCommand,
   ListSecretVersionIdsCommand,
   PutSecretValueCommand,
   SecretsManagerClient,
@@ -399,6 +400,53 @@ describe('Function: main (rotate-secret)', () => {
         "unknown endpoint 'apac': stack WebhookReceiver has no output SecretArnApac (its endpoint secrets: SecretArnEu, SecretArnUsWest) (see npm run rotate-secret -- --help)",
       ]);
       expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
+    });
+
+    it('finds the secret in the endpoint directory of a stack with more endpoints than outputs, and rotates only it', async () => {
+      // Prepare: outputs as a stack of 100 endpoints has them
+      const directoryArn =
+        'arn:aws:secretsmanager:eu-west-1:123456789012:secret:EndpointDirectory-AbCdEf';
+      const name = `${'e'.repeat(30)}42`;
+      cloudFormation.on(DescribeStacksCommand).resolves({
+        Stacks: [
+          {
+            StackName: 'Bookings',
+            CreationTime: new Date(),
+            StackStatus: 'CREATE_COMPLETE',
+            Outputs: [
+              { OutputKey: 'EndpointUrlPrefix', OutputValue: 'https://example.com/webhook' },
+              { OutputKey: 'EndpointDirectoryArn', OutputValue: directoryArn },
+            ],
+          },
+        ],
+      });
+      secretsManager.on(GetSecretValueCommand, { SecretId: directoryArn }).resolves({
+        SecretString: JSON.stringify({ secretIds: { [name]: EU_ARN, other: `${EU_ARN}-x` } }),
+      });
+      secret.put('old-key');
+      await writeFile(join(dir, 'eu.key'), 'new-key\n');
+
+      // Act
+      const found = await rotate([
+        '--endpoint',
+        name,
+        '--stack-name',
+        'Bookings',
+        '--put',
+        'eu.key',
+      ]);
+      const unknown = await rotate(['--endpoint', 'apac', '--stack-name', 'Bookings', '--promote']);
+
+      // Assess
+      expect(found.status).toBe(0);
+      expect(found.out[0]).toBe(`Endpoint ${name}: ${EU_ARN}`);
+      expect(
+        secretsManager.commandCalls(PutSecretValueCommand).map((call) => call.args[0].input),
+      ).toEqual([{ SecretId: EU_ARN, SecretString: 'new-key' }]);
+      expect(unknown.status).toBe(2);
+      expect(unknown.err[0]).toMatch(
+        /unknown endpoint 'apac': the endpoint directory of stack Bookings \(EndpointDirectoryArn\) does not list it \(it lists 2 endpoints\)/,
+      );
     });
 
     it("exits 1 with CloudFormation's answer when the stack cannot be read", async () => {

@@ -119,9 +119,10 @@ describe('Class: ReceiverStack', () => {
     (_key, props) => {
       // Act
       const stack = new ReceiverStack(templateTestApp(), 'CustomerKey', props);
-      const statements = Object.values(
-        Template.fromStack(stack).findResources('AWS::IAM::Policy'),
-      ).flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+      const template = Template.fromStack(stack);
+      const statements = ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy']
+        .flatMap((type) => Object.values(template.findResources(type)))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
 
       // Assess
       expect(statements).toContainEqual({
