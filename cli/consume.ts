@@ -10,15 +10,14 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
 import {
   DEFAULT_LOCAL_SQS_PORT,
   DLQ_NAME,
   localQueueUrl,
+  portFrom,
   QUEUE_NAME,
-} from '../local/local-queues.js';
-import { isLoopbackUrl, sqsClientFor } from '../local/sqs-client.js';
-import { portFrom } from '../local/start-config.js';
+} from '../devkit/local-run.js';
+import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -27,7 +26,8 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
+} from '../devkit/tool-io.js';
+import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
 
 const USAGE = `Usage: npm run consume -- [--queue-url URL | --dlq] [--follow] [--json]
 

@@ -15,13 +15,7 @@ import {
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
-import {
-  describeSecretKeyFailure,
-  replaceKeyInSecretValue,
-} from '../lambda/receiver/decision/secret-value.js';
-import { SECRET_JSON_FIELD_VARIABLE } from './lib/signing-key.js';
+import { SECRET_JSON_FIELD_VARIABLE } from '../devkit/signing-key.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -29,7 +23,13 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
+} from '../devkit/tool-io.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
+import {
+  describeSecretKeyFailure,
+  replaceKeyInSecretValue,
+} from '../lambda/receiver/decision/secret-value.js';
 
 /** The stack name `npm run deploy` uses unless `-c stackName=...` says otherwise. */
 export const DEFAULT_STACK_NAME = 'WebhookReceiver';

@@ -7,14 +7,11 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
-import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
-import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
-import { buildBookingPayload } from '../local/booking-payload.js';
-import { DOTENV_FILE, findWebhookSecret } from '../local/dotenv.js';
-import { DEFAULT_PORT, portFrom } from '../local/start-config.js';
-import { WEBHOOK_PATH } from '../local/webhook-server.js';
-import { readFileOption } from './lib/cli-options.js';
-import { readEndpointKey, readSecretIdKey, type SigningKey } from './lib/signing-key.js';
+import { buildBookingPayload } from '../devkit/booking-payload.js';
+import { readFileOption } from '../devkit/cli-options.js';
+import { DOTENV_FILE, findWebhookSecret } from '../devkit/dotenv.js';
+import { DEFAULT_PORT, portFrom, WEBHOOK_PATH } from '../devkit/local-run.js';
+import { readEndpointKey, readSecretIdKey, type SigningKey } from '../devkit/signing-key.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -23,7 +20,9 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
+} from '../devkit/tool-io.js';
+import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 
 const USAGE = `Usage: npm run send -- [--url URL] [--endpoint NAME] [--file payload.json] [--event NAME] [--count N]
          [--secret-id ID]

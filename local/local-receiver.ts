@@ -1,11 +1,11 @@
+import { ensureWebhookSecret, type LocalWebhookSecret, WEBHOOK_SECRET } from '../devkit/dotenv.js';
+import { endpointKeyVariable, isLoopbackHost } from '../devkit/local-run.js';
 import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { createHandler } from '../lambda/receiver/handler.js';
-import { ensureWebhookSecret, type LocalWebhookSecret, WEBHOOK_SECRET } from './dotenv.js';
-import { isLoopbackHost } from './inspector/access.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
-import { endpointKeyVariable, type StartConfig } from './start-config.js';
+import type { StartConfig } from './start-config.js';
 import { lockStateFolder } from './state-lock.js';
 import {
   INSPECTOR_PATH,

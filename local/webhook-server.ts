@@ -3,13 +3,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { WEBHOOK_PATH } from '../devkit/local-run.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
 import { closeServer, endWithJson, listen, refuseConnect } from './net.js';
-
-/** The only path the local server routes to the handler, as the deployed API does. */
-export const WEBHOOK_PATH = '/webhook';
 
 /** Longest a client may take to send the request line and headers (slowloris guard). */
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;

@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { diagnoseSignature } from '../../cli/lib/diagnose-signature.js';
+import { diagnoseSignature } from '../../devkit/diagnose-signature.js';
+import type { LocalWebhookSecret } from '../../devkit/dotenv.js';
 import type { VerifyFailureReason } from '../../lambda/core/index.js';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
-import type { LocalWebhookSecret } from '../dotenv.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { INSPECTOR_PATH } from '../webhook-server.js';
 import { type InspectorMode, refusalOf } from './access.js';

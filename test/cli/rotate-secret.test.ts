@@ -18,8 +18,8 @@ import {
   main,
   RotationError,
 } from '../../cli/rotate-secret.js';
+import { runTool, type ToolRun } from '../devkit/run-tool.js';
 import { FakeSecretStore, serveSecretStore } from '../support/secret-store.js';
-import { runTool, type ToolRun } from './lib/run-tool.js';
 
 const SECRET_ID = 'webhook-signing-key';
 

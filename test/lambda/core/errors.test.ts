@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../cli/lib/tool-io.js';
+import { UsageError } from '../../../devkit/tool-io.js';
 import { InvalidBookingEventError } from '../../../lambda/consumer/handler.js';
 import { WebhookReceiverError } from '../../../lambda/core/errors.js';
 import { InvalidConfigurationError } from '../../../lib/configuration-error.js';

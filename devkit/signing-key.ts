@@ -4,13 +4,9 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import {
   describeSecretKeyFailure,
   keyFromSecretValue,
-} from '../../lambda/receiver/decision/secret-value.js';
-import { DOTENV_FILE, findWebhookSecret, readDotEnv } from '../../local/dotenv.js';
-import {
-  ENDPOINTS_VARIABLE,
-  endpointKeyVariable,
-  endpointsFrom,
-} from '../../local/start-config.js';
+} from '../lambda/receiver/decision/secret-value.js';
+import { DOTENV_FILE, findWebhookSecret, readDotEnv } from './dotenv.js';
+import { ENDPOINTS_VARIABLE, endpointKeyVariable, endpointsFrom } from './local-run.js';
 import { type ToolIo, UsageError } from './tool-io.js';
 
 /** The variable naming the field of a JSON secret that holds the key, as for the receiver. */

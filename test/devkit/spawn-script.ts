@@ -3,7 +3,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { makeScratchDir } from '../../support/scratch-dir.js';
+import { makeScratchDir } from '../support/scratch-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
