@@ -28,6 +28,10 @@ import {
   UsageError,
 } from '../devkit/tool-io.js';
 import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+
+/** SQS kept messages that `consume` printed and asked to delete (they will be received again). */
+export class QueueDeleteError extends WebhookReceiverError {}
 
 const USAGE = `Usage: npm run consume -- [--queue-url URL | --dlq] [--follow] [--json]
 
@@ -176,7 +180,7 @@ async function deleteMessages(
   );
   const failed = result.Failed ?? [];
   if (failed.length > 0) {
-    throw new Error(
+    throw new QueueDeleteError(
       `could not delete ${failed.length} message(s): ${failed[0]?.Message ?? failed[0]?.Code}`,
     );
   }
