@@ -4,6 +4,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { sqsClientFor } from '../devkit/sqs-client.js';
+import { webhookPath } from '../lambda/contract/endpoints.js';
 import { signPayload } from '../lambda/core/index.js';
 import { loadConfig } from '../lambda/receiver/config.js';
 import { createHandler, type ReceiverHandler } from '../lambda/receiver/handler.js';
@@ -139,7 +140,7 @@ export function signedEvent(
   return toApiGatewayEvent(
     {
       method: 'POST',
-      target: '/webhook',
+      target: webhookPath(),
       httpVersion: '1.1',
       rawHeaders: ['Content-Type', 'application/json', 'Service-Signature', signature],
       body: Buffer.from(body),

@@ -4,7 +4,8 @@
  * them, so each is spelled here once.
  * @module
  */
-import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
+
+import { ENDPOINT_NAME_RULE, isEndpointName, splitList } from '../lambda/contract/endpoints.js';
 import { UsageError } from './tool-io.js';
 
 /** The IPv4 loopback address: local servers listen here unless told otherwise. */
@@ -29,9 +30,6 @@ export function isLoopbackHostHeader(host: string | undefined): boolean {
 
 /** Port of the local webhook endpoint when `PORT` is not set. */
 export const DEFAULT_PORT = 3000;
-
-/** The only path the local server routes to the handler, as the deployed API does. */
-export const WEBHOOK_PATH = '/webhook';
 
 /** Name of the queue the receiver forwards verified events to (same name as in the deployed stack). */
 export const QUEUE_NAME = 'webhook-events';
@@ -87,7 +85,7 @@ export function endpointsFrom(
   // that start their own receiver) get the single endpoint whatever .env says.
   const text = (env[ENDPOINTS_VARIABLE] ?? dotEnv[ENDPOINTS_VARIABLE])?.trim();
   if (!text) return undefined;
-  const names = text.split(',').map((name) => name.trim());
+  const names = splitList(text);
   for (const [index, name] of names.entries()) {
     if (!isEndpointName(name)) {
       throw new UsageError(
@@ -99,14 +97,4 @@ export function endpointsFrom(
     }
   }
   return names;
-}
-
-/**
- * The variable holding an endpoint's local key: `WEBHOOK_SECRET_` and the name upper-cased with
- * `-` as `_` (`eu-west` -> `WEBHOOK_SECRET_EU_WEST`). Names have no `_`, so no two share one.
- *
- * @param name - a valid endpoint name
- */
-export function endpointKeyVariable(name: string): string {
-  return `WEBHOOK_SECRET_${name.toUpperCase().replaceAll('-', '_')}`;
 }

@@ -1,4 +1,10 @@
 import type { Node } from 'constructs';
+import {
+  DEFAULT_STACK_NAME,
+  ENDPOINT_SECRET_CONTEXT_PREFIX,
+  endpointSecretContextKey,
+  splitList,
+} from '../lambda/contract/endpoints.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
 import type { ReceiverStackEndpoint, ReceiverStackProps } from './receiver-stack.js';
@@ -13,9 +19,6 @@ export interface ReceiverContext {
   /** The stack's options, from the other context keys; absent keys keep the stack's defaults. */
   readonly props: ReceiverStackProps;
 }
-
-/** Stack name when context `stackName` is not set. */
-export const DEFAULT_STACK_NAME = 'WebhookReceiver';
 
 /** CloudFormation's rule for stack names. */
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
@@ -76,9 +79,6 @@ export function readReceiverContext(node: Node): ReceiverContext {
   return { stackName, props };
 }
 
-/** Prefix of the context keys that import an endpoint's secret: `secretArn.<name>`. */
-const ENDPOINT_SECRET_ARN_PREFIX = 'secretArn.';
-
 /**
  * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>`. A `secretArn.<name>`
  * naming no endpoint is refused: a typo would otherwise deploy a placeholder in place of the key.
@@ -90,9 +90,9 @@ function readEndpoints(
   const names = readList('endpoints', get('endpoints'));
   const stray = Object.keys(node.getAllContext()).find(
     (key) =>
-      key.startsWith(ENDPOINT_SECRET_ARN_PREFIX) &&
+      key.startsWith(ENDPOINT_SECRET_CONTEXT_PREFIX) &&
       get(key) !== undefined &&
-      !names?.includes(key.slice(ENDPOINT_SECRET_ARN_PREFIX.length)),
+      !names?.includes(key.slice(ENDPOINT_SECRET_CONTEXT_PREFIX.length)),
   );
   if (stray !== undefined) {
     throw new InvalidContextError(
@@ -100,7 +100,7 @@ function readEndpoints(
     );
   }
   return names?.map((name) => {
-    const key = `${ENDPOINT_SECRET_ARN_PREFIX}${name}`;
+    const key = endpointSecretContextKey(name);
     return { name, ...optional('secretArn', readString(key, get(key))) };
   });
 }
@@ -155,7 +155,7 @@ function readList(key: string, value: unknown): string[] | undefined {
     return undefined;
   }
   if (typeof value === 'string') {
-    return value.split(',').map((item) => item.trim());
+    return splitList(value);
   }
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) {
     return value;

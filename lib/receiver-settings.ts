@@ -5,15 +5,15 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
-  CONFIG_DEFAULTS,
-  checkForwardEvents,
   ENDPOINT_NAME_RULE,
+  endpointIdSuffix,
   isEndpointName,
-} from '../lambda/receiver/config.js';
+} from '../lambda/contract/endpoints.js';
+import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
 import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
-import { endpointIdSuffix, type WebhookEndpoint } from './endpoints.js';
+import type { WebhookEndpoint } from './endpoints.js';
 import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
 import type { WebhookReceiverProps } from './webhook-receiver.js';
 

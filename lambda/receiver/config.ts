@@ -1,6 +1,12 @@
+import {
+  ENDPOINT_NAME_RULE,
+  isEndpointName,
+  LOCAL_KEY_VARIABLE,
+  splitList,
+} from '../contract/endpoints.js';
 import { WebhookReceiverError } from '../core/errors.js';
 import type { ForwardEvents } from './decision/sink-message.js';
-import { parseSourceAllowlist, type SourceAllowlist, splitSourceList } from './source-allowlist.js';
+import { parseSourceAllowlist, type SourceAllowlist } from './source-allowlist.js';
 
 /** Thrown at cold start when an environment variable is missing or invalid; names the variable. */
 export class ConfigError extends WebhookReceiverError {}
@@ -99,7 +105,7 @@ export const ALLOWED_SOURCE_IPS = 'ALLOWED_SOURCE_IPS';
 function allowedSourcesFrom(env: Environment): SourceAllowlist | undefined {
   const text = readVariable(env, ALLOWED_SOURCE_IPS);
   if (text === undefined) return undefined;
-  const parsed = parseSourceAllowlist(splitSourceList(text));
+  const parsed = parseSourceAllowlist(splitList(text));
   if (!parsed.ok) {
     throw new ConfigError(`${ALLOWED_SOURCE_IPS} entry '${parsed.entry}' ${parsed.problem}`);
   }
@@ -119,7 +125,7 @@ export function readVariable(env: Environment, name: string): string | undefined
 
 function endpointsFrom(env: Environment): EndpointsConfig {
   const secretId = readVariable(env, 'SECRET_ID');
-  const key = readVariable(env, 'WEBHOOK_SECRET');
+  const key = readVariable(env, LOCAL_KEY_VARIABLE);
   const endpointSecretIds = readVariable(env, 'ENDPOINT_SECRET_IDS');
   // Two key settings at once is most likely one setting leaking into another deployment (a local
   // key, or the single endpoint's secret next to the named ones): refuse rather than guess.
@@ -130,7 +136,7 @@ function endpointsFrom(env: Environment): EndpointsConfig {
   }
   if (endpointSecretIds !== undefined) {
     const other =
-      secretId === undefined ? (key === undefined ? undefined : 'WEBHOOK_SECRET') : 'SECRET_ID';
+      secretId === undefined ? (key === undefined ? undefined : LOCAL_KEY_VARIABLE) : 'SECRET_ID';
     if (other !== undefined) {
       throw new ConfigError(
         `${other} and ENDPOINT_SECRET_IDS are both set: set ${other} for the single endpoint (/webhook), or ENDPOINT_SECRET_IDS for named endpoints (/webhook/<name>), not both`,
@@ -147,20 +153,6 @@ function endpointsFrom(env: Environment): EndpointsConfig {
   throw new ConfigError(
     'SECRET_ID is required (Secrets Manager name or ARN of the signing key); for several endpoints set ENDPOINT_SECRET_IDS, for local runs WEBHOOK_SECRET instead',
   );
-}
-
-/** What an endpoint name may be; the construct checks its `endpoints` with the same rule. */
-export const ENDPOINT_NAME_RULE = '1 to 32 characters of lowercase letters, digits and -';
-
-/**
- * Whether `name` is a valid endpoint name ({@link ENDPOINT_NAME_RULE}): it is the last segment
- * of the endpoint's path, the `endpoint` attribute of its messages and a prefix of their FIFO
- * ids, so it stays short and never needs URL encoding.
- *
- * @param name - the candidate name
- */
-export function isEndpointName(name: string): boolean {
-  return /^[a-z0-9-]{1,32}$/.test(name);
 }
 
 /**
@@ -304,10 +296,7 @@ export function parseWholeNumber(
 
 function forwardEventsFrom(env: Environment): ForwardEvents {
   const text = readVariable(env, 'FORWARD_EVENTS') ?? CONFIG_DEFAULTS.FORWARD_EVENTS;
-  const names = text
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  const names = splitList(text);
   const checked = checkForwardEvents(names);
   if (!checked.ok) throw new ConfigError(`FORWARD_EVENTS ${checked.problem}, got '${text}'`);
   return checked.forwardEvents;
@@ -334,6 +323,9 @@ export function checkForwardEvents(names: readonly string[]): ForwardEventsCheck
   }
   if (names.length === 0) {
     return { ok: false, problem: "must name at least one event (or '*')" };
+  }
+  if (names.includes('')) {
+    return { ok: false, problem: 'must not have an empty entry' };
   }
   return { ok: true, forwardEvents: new Set(names) };
 }

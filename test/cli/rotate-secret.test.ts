@@ -12,7 +12,6 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   applyRotation,
-  endpointSecretOutputKey,
   formatVersions,
   listSecretVersions,
   main,
@@ -431,14 +430,6 @@ describe('Function: main (rotate-secret)', () => {
       expect(result.status).toBe(2);
       expect(result.err).toEqual([expect.stringContaining(message)]);
       expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(0);
-    });
-
-    it('names the output in PascalCase without hyphens', () => {
-      // Act
-      const keys = ['eu', 'eu-west-2'].map(endpointSecretOutputKey);
-
-      // Assess
-      expect(keys).toEqual(['SecretArnEu', 'SecretArnEuWest2']);
     });
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { endpointKeyVariable, endpointsFrom } from '../../devkit/local-run.js';
+import { endpointsFrom } from '../../devkit/local-run.js';
 import { UsageError } from '../../devkit/tool-io.js';
+import { endpointKeyVariable } from '../../lambda/contract/endpoints.js';
 import { readStartConfig } from '../../local/start-config.js';
 
 describe('Function: readStartConfig', () => {

@@ -129,6 +129,7 @@ describe('Function: loadConfig', () => {
     ['MAX_BODY_BYTES', { ...MINIMAL, MAX_BODY_BYTES: '512001' }],
     ['FORWARD_EVENTS', { ...MINIMAL, FORWARD_EVENTS: ' , ' }],
     ['FORWARD_EVENTS', { ...MINIMAL, FORWARD_EVENTS: '*,event_booked' }],
+    ['FORWARD_EVENTS', { ...MINIMAL, FORWARD_EVENTS: 'event_booked,,event_cancelled' }],
     ['WEBHOOK_SECRET', { ...MINIMAL, WEBHOOK_SECRET: 'local-key' }],
   ])('throws a ConfigError naming %s when it is missing or invalid', (name, env) => {
     // Act
