@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { MAX_BODY_BYTES_LIMIT } from '../lambda/contract/settings.js';
 import { squashJson } from '../lambda/core/canonical-json.js';
 import {
   parseSignatureHeader,
@@ -6,7 +7,6 @@ import {
   verifySignature,
 } from '../lambda/core/index.js';
 import { signedTextDigest } from '../lambda/core/signed-text.js';
-import { MAX_BODY_BYTES_LIMIT } from '../lambda/receiver/config.js';
 import { phpJsonEncode } from './booking-payload.js';
 import type { SigningKey } from './signing-key.js';
 

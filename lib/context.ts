@@ -5,6 +5,11 @@ import {
   endpointSecretContextKey,
   splitList,
 } from '../lambda/contract/endpoints.js';
+import {
+  checkWholeNumber,
+  RECEIVER_SETTINGS,
+  type WholeNumberSettingProp,
+} from '../lambda/contract/settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
 import type { ReceiverStackEndpoint, ReceiverStackProps } from './receiver-stack.js';
@@ -59,14 +64,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('secretArn', readString('secretArn', get('secretArn'))),
     ...optional('secretJsonField', readString('secretJsonField', get('secretJsonField'))),
     ...optional('fifo', readBoolean('fifo', get('fifo'))),
-    ...optional(
-      'signatureToleranceSeconds',
-      readNumber('signatureToleranceSeconds', get('signatureToleranceSeconds')),
-    ),
-    ...optional(
-      'previousKeyGraceSeconds',
-      readNumber('previousKeyGraceSeconds', get('previousKeyGraceSeconds')),
-    ),
+    ...readReceiverSettings(get),
     ...optional('forwardEvents', readList('forwardEvents', get('forwardEvents'))),
     ...optional('throttleRateLimit', readNumber('throttleRateLimit', get('throttleRateLimit'))),
     ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
@@ -163,4 +161,24 @@ function readList(key: string, value: unknown): string[] | undefined {
   throw new InvalidContextError(
     `context ${key} must be a comma-separated list or an array of texts, got ${JSON.stringify(value)}`,
   );
+}
+
+/**
+ * The receiver's whole-number settings ({@link RECEIVER_SETTINGS}) given as context, each checked
+ * with the range and message the construct and the Lambda use.
+ */
+function readReceiverSettings(
+  get: (key: string) => unknown,
+): Partial<Record<WholeNumberSettingProp, number>> {
+  const entries = Object.values(RECEIVER_SETTINGS).flatMap((setting) => {
+    const given = get(setting.prop);
+    if (given === undefined) return [];
+    const checked =
+      typeof given === 'number' || typeof given === 'string'
+        ? checkWholeNumber(setting, given)
+        : checkWholeNumber(setting, JSON.stringify(given));
+    if (!checked.ok) throw new InvalidContextError(`context ${checked.message}`);
+    return [[setting.prop, checked.value] as const];
+  });
+  return Object.fromEntries(entries);
 }

@@ -9,6 +9,11 @@ import {
   endpointIdSuffix,
   isEndpointName,
 } from '../lambda/contract/endpoints.js';
+import {
+  checkWholeNumber,
+  RECEIVER_SETTINGS,
+  type WholeNumberSettingProp,
+} from '../lambda/contract/settings.js';
 import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
 import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
@@ -55,6 +60,8 @@ export interface ReceiverSettings {
   readonly deadLetterQueueProps: sqs.QueueProps;
   readonly signatureToleranceSeconds: number;
   readonly previousKeyGraceSeconds: number;
+  readonly secretCacheSeconds: number;
+  readonly maxBodyBytes: number;
   readonly forwardEvents: readonly string[];
   readonly secretJsonField: string | undefined;
   /** The named endpoints; empty for the single endpoint `POST /webhook`. */
@@ -143,17 +150,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     existingQueue: props.existingQueue,
     queueProps: props.queueProps ?? {},
     deadLetterQueueProps: props.deadLetterQueueProps ?? {},
-    signatureToleranceSeconds: checkInteger(
-      'signatureToleranceSeconds',
-      props.signatureToleranceSeconds ?? CONFIG_DEFAULTS.SIGNATURE_TOLERANCE_SECONDS,
-      1,
-      3600,
-    ),
-    previousKeyGraceSeconds: checkInteger(
-      'previousKeyGraceSeconds',
-      props.previousKeyGraceSeconds ?? CONFIG_DEFAULTS.PREVIOUS_KEY_GRACE_SECONDS,
-      0,
-    ),
+    ...receiverSettingValues(props),
     forwardEvents,
     secretJsonField: props.secretJsonField,
     endpoints,
@@ -413,4 +410,21 @@ function checkPositive(name: string, value: number): number {
     throw new InvalidWebhookReceiverPropsError(`${name} must be a number above 0, got ${value}`);
   }
   return value;
+}
+
+/**
+ * The receiver's whole-number settings ({@link RECEIVER_SETTINGS}): each prop, or its default,
+ * checked against the range the Lambda checks at cold start, with the same message.
+ */
+function receiverSettingValues(
+  props: WebhookReceiverProps,
+): Record<WholeNumberSettingProp, number> {
+  const entries = Object.values(RECEIVER_SETTINGS).map((setting) => {
+    const given = props[setting.prop];
+    if (given === undefined) return [setting.prop, setting.default] as const;
+    const checked = checkWholeNumber(setting, given);
+    if (!checked.ok) throw new InvalidWebhookReceiverPropsError(checked.message);
+    return [setting.prop, checked.value] as const;
+  });
+  return Object.fromEntries(entries) as Record<WholeNumberSettingProp, number>;
 }

@@ -171,7 +171,7 @@ export interface WebhookReceiverProps {
 
   /**
    * How far the signature timestamp may be from the receiver's clock, in seconds, either way.
-   * At most 3600: a wider window widens the replay window.
+   * 1 to 3600: a wider window widens the replay window (`RECEIVER_SETTINGS` holds the range).
    * @default 300
    */
   readonly signatureToleranceSeconds?: number;
@@ -181,6 +181,21 @@ export interface WebhookReceiverProps {
    * @default 86400
    */
   readonly previousKeyGraceSeconds?: number;
+
+  /**
+   * How long a warm receiver keeps the keys it loaded before asking Secrets Manager again, in
+   * seconds; a call that no cached key verifies reloads them sooner, so a rotated key is picked
+   * up at once (`SECRET_CACHE_SECONDS`).
+   * @default 300
+   */
+  readonly secretCacheSeconds?: number;
+
+  /**
+   * The largest body accepted, in bytes, 1 to 512000 (what always fits one SQS message with its
+   * attributes); a larger one is answered 413 before its signature is checked (`MAX_BODY_BYTES`).
+   * @default 262144
+   */
+  readonly maxBodyBytes?: number;
 
   /**
    * Event types forwarded to the queue; other verified events are acknowledged and dropped.
@@ -326,7 +341,7 @@ export class WebhookReceiver extends Construct {
    * URLs, which serves no endpoint itself (register {@link WebhookReceiver.endpoints}' URLs).
    */
   public readonly url: string;
-  /** The receiver function (add environment variables here, e.g. `SECRET_CACHE_SECONDS`). */
+  /** The receiver function. */
   public readonly receiverFunction: nodejs.NodejsFunction;
   /** The queue verified events are forwarded to (`existingQueue` when given). */
   public readonly queue: sqs.IQueue;

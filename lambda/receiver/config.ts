@@ -4,6 +4,11 @@ import {
   LOCAL_KEY_VARIABLE,
   splitList,
 } from '../contract/endpoints.js';
+import {
+  checkWholeNumber,
+  RECEIVER_SETTINGS,
+  type WholeNumberSetting,
+} from '../contract/settings.js';
 import { WebhookReceiverError } from '../core/errors.js';
 import type { ForwardEvents } from './decision/sink-message.js';
 import { parseSourceAllowlist, type SourceAllowlist } from './source-allowlist.js';
@@ -57,11 +62,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Defaults of the optional variables; part of the public interface documented in the README. */
 export const CONFIG_DEFAULTS = {
-  SIGNATURE_TOLERANCE_SECONDS: 300,
-  PREVIOUS_KEY_GRACE_SECONDS: 86_400,
-  SECRET_CACHE_SECONDS: 300,
   FORWARD_EVENTS: 'event_booked',
-  MAX_BODY_BYTES: 262_144,
   POWERTOOLS_SERVICE_NAME: 'webhook-receiver',
   POWERTOOLS_METRICS_NAMESPACE: 'ServiceWebhookReceiver',
 } as const;
@@ -85,11 +86,11 @@ export function loadConfig(
     endpoints,
     secretJsonField: readVariable(env, 'SECRET_JSON_FIELD'),
     queueUrl: queueUrlFrom(env),
-    toleranceSeconds: integerFrom(env, 'SIGNATURE_TOLERANCE_SECONDS', 1),
-    previousKeyGraceSeconds: integerFrom(env, 'PREVIOUS_KEY_GRACE_SECONDS', 0),
-    secretCacheSeconds: integerFrom(env, 'SECRET_CACHE_SECONDS', 0),
+    toleranceSeconds: settingFrom(env, RECEIVER_SETTINGS.signatureToleranceSeconds),
+    previousKeyGraceSeconds: settingFrom(env, RECEIVER_SETTINGS.previousKeyGraceSeconds),
+    secretCacheSeconds: settingFrom(env, RECEIVER_SETTINGS.secretCacheSeconds),
     forwardEvents: forwardEventsFrom(env),
-    maxBodyBytes: integerFrom(env, 'MAX_BODY_BYTES', 1, MAX_BODY_BYTES_LIMIT),
+    maxBodyBytes: settingFrom(env, RECEIVER_SETTINGS.maxBodyBytes),
     serviceName:
       readVariable(env, 'POWERTOOLS_SERVICE_NAME') ?? CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
     metricsNamespace:
@@ -239,34 +240,16 @@ function queueUrlFrom(env: Environment): string {
 }
 
 /**
- * Largest `MAX_BODY_BYTES`. SQS takes at most 1 MiB (1,048,576 bytes) per message, counting the
- * body and every attribute's name, type and value. The body goes to the queue unchanged, with
- * attributes that copy the payload's `event`, `event_at` and `source` (so together never longer
- * than the body) plus `signature_timestamp`, `dedup_key` and `endpoint` (under 200 bytes with all
- * names and types: 35 + 112 + 46 at most). A body of at most 512,000 bytes therefore always fits, however a signed payload spreads
- * its text over those fields; above that a large signed call could fail SendMessage on every
- * retry, a 503 the sender can never get past.
+ * A whole-number setting from its variable, or its default when unset.
+ *
+ * @throws {ConfigError} with the setting's own message when the value is out of its range
  */
-export const MAX_BODY_BYTES_LIMIT = 512_000;
-
-type IntegerVariable = keyof typeof CONFIG_DEFAULTS &
-  (
-    | 'SIGNATURE_TOLERANCE_SECONDS'
-    | 'PREVIOUS_KEY_GRACE_SECONDS'
-    | 'SECRET_CACHE_SECONDS'
-    | 'MAX_BODY_BYTES'
-  );
-
-function integerFrom(
-  env: Environment,
-  name: IntegerVariable,
-  minimum: number,
-  maximum = Number.MAX_SAFE_INTEGER,
-): number {
-  const text = readVariable(env, name);
-  return text === undefined
-    ? CONFIG_DEFAULTS[name]
-    : parseWholeNumber(name, text, minimum, maximum);
+function settingFrom(env: Environment, setting: WholeNumberSetting): number {
+  const text = readVariable(env, setting.variable);
+  if (text === undefined) return setting.default;
+  const checked = checkWholeNumber(setting, text);
+  if (!checked.ok) throw new ConfigError(checked.message);
+  return checked.value;
 }
 
 /**

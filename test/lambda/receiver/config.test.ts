@@ -77,7 +77,9 @@ describe('Function: loadConfig', () => {
 
     // Assess
     expect(load).toThrow(ConfigError);
-    expect(load).toThrow("MAX_BODY_BYTES must be at most 512000, got '1048576'");
+    expect(load).toThrow(
+      'maxBodyBytes (MAX_BODY_BYTES) must be a whole number from 1 to 512000, got 1048576',
+    );
   });
 
   it('uses a static, trimmed key when only WEBHOOK_SECRET is set (local runs)', () => {
