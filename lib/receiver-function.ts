@@ -43,6 +43,7 @@ export function createReceiverFunction(
     timeout: Duration.seconds(15),
     description: 'Verifies signed booking-service webhooks and forwards them to SQS',
     reservedConcurrentExecutions: settings.reservedConcurrency,
+    overrides: settings.receiverFunctionProps,
     environment: {
       ...keysEnvironment(scope, keys),
       QUEUE_URL: queue.queueUrl,

@@ -1,4 +1,4 @@
-import { Duration, Names, Token } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -19,6 +19,7 @@ import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
+import type { FunctionPropsOverrides } from './lambda-function.js';
 import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
 import type { WebhookReceiverProps } from './webhook-receiver.js';
 
@@ -57,6 +58,8 @@ export interface ReceiverSettings {
   readonly fifo: boolean;
   readonly existingQueue: sqs.IQueue | undefined;
   readonly queueProps: sqs.QueueProps;
+  readonly receiverFunctionProps: FunctionPropsOverrides | undefined;
+  readonly idempotencyTableRemovalPolicy: RemovalPolicy;
   readonly deadLetterQueueProps: sqs.QueueProps;
   readonly signatureToleranceSeconds: number;
   readonly previousKeyGraceSeconds: number;
@@ -142,6 +145,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     );
   }
   checkIdempotencyOptions(props);
+  checkExistingQueueOptions(props);
   return {
     ingress,
     webAclArn: props.webAclArn,
@@ -149,6 +153,9 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     fifo,
     existingQueue: props.existingQueue,
     queueProps: props.queueProps ?? {},
+    receiverFunctionProps: props.receiverFunctionProps,
+    // The records live as long as the messages they describe: a queue's default is DESTROY.
+    idempotencyTableRemovalPolicy: props.idempotencyTableRemovalPolicy ?? RemovalPolicy.DESTROY,
     deadLetterQueueProps: props.deadLetterQueueProps ?? {},
     ...receiverSettingValues(props),
     forwardEvents,
@@ -307,11 +314,28 @@ function checkIngressOptions(ingress: IngressKind, props: WebhookReceiverProps):
   }
 }
 
+/** The construct's queue props would shape queues it does not create: refused, not ignored. */
+function checkExistingQueueOptions(props: WebhookReceiverProps): void {
+  if (props.existingQueue === undefined) return;
+  for (const name of ['queueProps', 'deadLetterQueueProps'] as const) {
+    if (props[name] !== undefined) {
+      throw new InvalidWebhookReceiverPropsError(
+        `${name} cannot be used with existingQueue: the construct creates no queue to apply them to; configure your queue where it is defined`,
+      );
+    }
+  }
+}
+
 /** The idempotency table serves the example consumer only; without it the props would do nothing. */
 function checkIdempotencyOptions(props: WebhookReceiverProps): void {
   if (props.idempotency && !props.consumer) {
     throw new InvalidWebhookReceiverPropsError(
       'idempotency needs consumer: true: the table records what the example consumer processed; a consumer of your own can use Powertools Idempotency with a table of its own',
+    );
+  }
+  if (props.idempotencyTableRemovalPolicy !== undefined && !props.idempotency) {
+    throw new InvalidWebhookReceiverPropsError(
+      'idempotencyTableRemovalPolicy needs idempotency: true: without it there is no table',
     );
   }
   if (props.idempotencyTtl !== undefined && !props.idempotency) {

@@ -1,4 +1,4 @@
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
@@ -18,6 +18,7 @@ import { createConsumerFunction } from './consumer-function.js';
 import type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
 import { IdempotencyTable } from './idempotency-table.js';
 import { INGRESS_FACTORIES } from './ingress/index.js';
+import type { FunctionPropsOverrides } from './lambda-function.js';
 import { createQueues } from './queues.js';
 import { createReceiverFunction } from './receiver-function.js';
 import { type IngressKind, resolveSettings } from './receiver-settings.js';
@@ -275,6 +276,22 @@ export interface WebhookReceiverProps {
   readonly idempotencyTtl?: Duration;
 
   /**
+   * What `cdk destroy` does with the idempotency table. Only with `idempotency: true`. The
+   * queues' own policies are `queueProps.removalPolicy` and `deadLetterQueueProps.removalPolicy`.
+   * @default RemovalPolicy.DESTROY: the records live as long as the messages they describe
+   */
+  readonly idempotencyTableRemovalPolicy?: RemovalPolicy;
+
+  /**
+   * Function props applied over the receiver function's (a VPC, layers, memory, timeout, extra
+   * environment variables...): the escape hatch for what the props above do not cover. The code,
+   * runtime, handler, role and log group stay the construct's, and the variables the construct
+   * writes win over ones given here.
+   * @default - none
+   */
+  readonly receiverFunctionProps?: FunctionPropsOverrides;
+
+  /**
    * X-Ray active tracing of the functions and the REST API stage (HTTP APIs and function URLs
    * have no tracing of their own). Off by default: X-Ray costs more per call than the rest of
    * the stack.
@@ -402,8 +419,7 @@ export class WebhookReceiver extends Construct {
     const idempotency = settings.idempotency
       ? new IdempotencyTable(this, 'Idempotency', {
           ...(settings.idempotencyTtl ? { idempotencyTtl: settings.idempotencyTtl } : {}),
-          // The records live as long as the messages they describe: SQS's default is DESTROY.
-          removalPolicy: settings.queueProps.removalPolicy ?? RemovalPolicy.DESTROY,
+          removalPolicy: settings.idempotencyTableRemovalPolicy,
         })
       : undefined;
     this.idempotencyTable = idempotency?.table;
