@@ -237,7 +237,7 @@ function sourceAddress(socket: Socket): string {
 /** `/webhook`, or with named endpoints `/webhook/<one path segment>`. */
 function isWebhookPath(pathname: string | undefined, namedEndpoints: boolean): boolean {
   if (!namedEndpoints) return pathname === webhookPath();
-  const prefix = webhookPath('');
+  const prefix = `${webhookPath()}/`;
   const name = pathname?.startsWith(prefix) ? pathname.slice(prefix.length) : '';
   return name !== '' && !name.includes('/');
 }

@@ -29,8 +29,8 @@ export interface WholeNumberSetting {
  * Largest body the receiver accepts. SQS takes at most 1 MiB (1,048,576 bytes) per message,
  * counting the body and every attribute's name, type and value. The body goes to the queue
  * unchanged, with attributes that copy the payload's `event`, `event_at` and `source` (so together
- * never longer than the body) plus `signature_timestamp`, `dedup_key`, `endpoint` and `request_id`
- * (a few hundred bytes with all names and types). A body of at most 512,000 bytes therefore always
+ * never longer than the body) plus `signature_timestamp`, `dedup_key` and `endpoint` (under 200
+ * bytes with all names and types: 35 + 112 + 46 at most). A body of at most 512,000 bytes always
  * fits, however a signed payload spreads its text over those fields; above that a large signed
  * call could fail SendMessage on every retry, a 503 the sender can never get past.
  */
