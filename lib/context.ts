@@ -1,4 +1,16 @@
 import type { Node } from 'constructs';
+import {
+  DEFAULT_STACK_NAME,
+  ENDPOINT_CONTEXT_PROPS,
+  endpointContextKey,
+  parseEndpointContextKey,
+  splitList,
+} from '../lambda/contract/endpoints.js';
+import {
+  checkWholeNumber,
+  RECEIVER_SETTINGS,
+  type WholeNumberSettingProp,
+} from '../lambda/contract/settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
 import type { ReceiverStackEndpoint, ReceiverStackProps } from './receiver-stack.js';
@@ -13,9 +25,6 @@ export interface ReceiverContext {
   /** The stack's options, from the other context keys; absent keys keep the stack's defaults. */
   readonly props: ReceiverStackProps;
 }
-
-/** Stack name when context `stackName` is not set. */
-export const DEFAULT_STACK_NAME = 'WebhookReceiver';
 
 /** CloudFormation's rule for stack names. */
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
@@ -57,14 +66,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('secretKmsKeyArn', readString('secretKmsKeyArn', get('secretKmsKeyArn'))),
     ...optional('secretJsonField', readString('secretJsonField', get('secretJsonField'))),
     ...optional('fifo', readBoolean('fifo', get('fifo'))),
-    ...optional(
-      'signatureToleranceSeconds',
-      readNumber('signatureToleranceSeconds', get('signatureToleranceSeconds')),
-    ),
-    ...optional(
-      'previousKeyGraceSeconds',
-      readNumber('previousKeyGraceSeconds', get('previousKeyGraceSeconds')),
-    ),
+    ...readReceiverSettings(get),
     ...optional('forwardEvents', readList('forwardEvents', get('forwardEvents'))),
     ...optional('throttleRateLimit', readNumber('throttleRateLimit', get('throttleRateLimit'))),
     ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
@@ -78,12 +80,6 @@ export function readReceiverContext(node: Node): ReceiverContext {
 }
 
 /**
- * The per-endpoint context keys, `<prop>.<name>`: an endpoint's secret (`secretArn.<name>`) and
- * the customer managed KMS key encrypting it (`secretKmsKeyArn.<name>`).
- */
-const ENDPOINT_KEYS = ['secretArn', 'secretKmsKeyArn'] as const;
-
-/**
  * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>` and
  * `secretKmsKeyArn.<name>`. A key naming no endpoint is refused: a typo would otherwise deploy a
  * placeholder in place of the key, or leave the secret's KMS key out of the role's policy.
@@ -93,14 +89,10 @@ function readEndpoints(
   get: (key: string) => unknown,
 ): ReceiverStackEndpoint[] | undefined {
   const names = readList('endpoints', get('endpoints'));
-  const stray = Object.keys(node.getAllContext()).find((key) =>
-    ENDPOINT_KEYS.some(
-      (prop) =>
-        key.startsWith(`${prop}.`) &&
-        get(key) !== undefined &&
-        !names?.includes(key.slice(prop.length + 1)),
-    ),
-  );
+  const stray = Object.keys(node.getAllContext()).find((key) => {
+    const named = parseEndpointContextKey(key);
+    return named !== undefined && get(key) !== undefined && !names?.includes(named.name);
+  });
   if (stray !== undefined) {
     throw new InvalidContextError(
       `context ${stray} names no endpoint of context endpoints (${names?.join(',') ?? 'not set'})`,
@@ -109,9 +101,10 @@ function readEndpoints(
   return names?.map((name) =>
     Object.assign(
       { name },
-      ...ENDPOINT_KEYS.map((prop) =>
-        optional(prop, readString(`${prop}.${name}`, get(`${prop}.${name}`))),
-      ),
+      ...ENDPOINT_CONTEXT_PROPS.map((prop) => {
+        const key = endpointContextKey(prop, name);
+        return optional(prop, readString(key, get(key)));
+      }),
     ),
   );
 }
@@ -166,7 +159,7 @@ function readList(key: string, value: unknown): string[] | undefined {
     return undefined;
   }
   if (typeof value === 'string') {
-    return value.split(',').map((item) => item.trim());
+    return splitList(value);
   }
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) {
     return value;
@@ -174,4 +167,24 @@ function readList(key: string, value: unknown): string[] | undefined {
   throw new InvalidContextError(
     `context ${key} must be a comma-separated list or an array of texts, got ${JSON.stringify(value)}`,
   );
+}
+
+/**
+ * The receiver's whole-number settings ({@link RECEIVER_SETTINGS}) given as context, each checked
+ * with the range and message the construct and the Lambda use.
+ */
+function readReceiverSettings(
+  get: (key: string) => unknown,
+): Partial<Record<WholeNumberSettingProp, number>> {
+  const entries = Object.values(RECEIVER_SETTINGS).flatMap((setting) => {
+    const given = get(setting.prop);
+    if (given === undefined) return [];
+    const checked =
+      typeof given === 'number' || typeof given === 'string'
+        ? checkWholeNumber(setting, given)
+        : checkWholeNumber(setting, JSON.stringify(given));
+    if (!checked.ok) throw new InvalidContextError(`context ${checked.message}`);
+    return [[setting.prop, checked.value] as const];
+  });
+  return Object.fromEntries(entries);
 }

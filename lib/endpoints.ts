@@ -41,28 +41,3 @@ export interface ServedWebhookEndpoint {
   /** The field of a JSON secret holding the key, when the endpoint names one. */
   readonly secretJsonField: string | undefined;
 }
-
-/**
- * The endpoint's name in PascalCase without hyphens (`eu-west` -> `EuWest`): the suffix of its
- * stack outputs and construct ids.
- * @param name - a valid endpoint name
- */
-export function endpointIdSuffix(name: string): string {
-  return name
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-}
-
-/**
- * The stack output of the endpoints' URL prefix (`<prefix>/<name>` is an endpoint's URL), in
- * place of `WebhookUrl<Name>` when an output per endpoint would pass CloudFormation's 200.
- */
-export const ENDPOINT_URL_PREFIX_OUTPUT = 'EndpointUrlPrefix';
-
-/**
- * The stack output of the endpoint directory's ARN (the secret mapping each endpoint's name to
- * its secret's ARN), in place of `SecretArn<Name>` when an output per endpoint would pass
- * CloudFormation's 200.
- */
-export const ENDPOINT_DIRECTORY_ARN_OUTPUT = 'EndpointDirectoryArn';

@@ -4,12 +4,14 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { InvalidConfigurationError } from './configuration-error.js';
 import {
-  ENDPOINT_DIRECTORY_ARN_OUTPUT,
-  ENDPOINT_URL_PREFIX_OUTPUT,
+  type EndpointContextProp,
+  endpointContextKey,
   endpointIdSuffix,
-} from './endpoints.js';
+  endpointOutputKey,
+  STACK_OUTPUTS,
+} from '../lambda/contract/endpoints.js';
+import { InvalidConfigurationError } from './configuration-error.js';
 import {
   type WebhookEndpoint,
   WebhookReceiver,
@@ -114,7 +116,7 @@ export class ReceiverStack extends Stack {
       consumer,
       idempotency: consumer,
       ...receiverProps,
-      ...this.importSigningKey('', 'ImportedSigningKey', secretArn, secretKmsKeyArn),
+      ...this.importSigningKey(undefined, 'ImportedSigningKey', secretArn, secretKmsKeyArn),
       ...(endpoints === undefined
         ? {}
         : { endpoints: endpoints.map((endpoint) => this.importEndpointSecret(endpoint)) }),
@@ -149,12 +151,11 @@ export class ReceiverStack extends Stack {
     secretKmsKeyArn,
     ...endpoint
   }: ReceiverStackEndpoint): WebhookEndpoint {
-    const suffix = endpointIdSuffix(endpoint.name);
     return {
       ...endpoint,
       ...this.importSigningKey(
-        `.${endpoint.name}`,
-        `ImportedSigningKey${suffix}`,
+        endpoint.name,
+        `ImportedSigningKey${endpointIdSuffix(endpoint.name)}`,
         secretArn,
         secretKmsKeyArn,
       ),
@@ -162,18 +163,20 @@ export class ReceiverStack extends Stack {
   }
 
   /**
-   * `secret` from `secretArn<keySuffix>`, with the KMS key of `secretKmsKeyArn<keySuffix>`, which
-   * needs it; nothing when neither is given.
-   * @param keySuffix - `''`, or `.<name>` for an endpoint's context keys
+   * `secret` from `secretArn` (`secretArn.<name>`), with the KMS key of `secretKmsKeyArn`
+   * (`secretKmsKeyArn.<name>`), which needs it; nothing when neither is given.
+   * @param endpointName - the endpoint whose context keys these are; `undefined` for the single one
    */
   private importSigningKey(
-    keySuffix: string,
+    endpointName: string | undefined,
     id: string,
     secretArn: string | undefined,
     kmsKeyArn: string | undefined,
   ): { secret?: secretsmanager.ISecret } {
-    const secretKey = `secretArn${keySuffix}`;
-    const kmsKey = `secretKmsKeyArn${keySuffix}`;
+    const contextKey = (prop: EndpointContextProp) =>
+      endpointName === undefined ? prop : endpointContextKey(prop, endpointName);
+    const secretKey = contextKey('secretArn');
+    const kmsKey = contextKey('secretKmsKeyArn');
     if (secretArn === undefined) {
       if (kmsKeyArn === undefined) return {};
       throw new InvalidReceiverStackPropsError(
@@ -202,13 +205,13 @@ export class ReceiverStack extends Stack {
 
   private addOutputs({ domainName, hostedZoneId }: ReceiverStackProps): void {
     const { receiver } = this;
-    new CfnOutput(this, 'QueueUrl', {
+    new CfnOutput(this, STACK_OUTPUTS.queueUrl, {
       value: receiver.queue.queueUrl,
       description: 'Queue of verified webhooks',
     });
     new CfnOutput(this, 'QueueArn', { value: receiver.queue.queueArn });
     if (receiver.deadLetterQueue) {
-      new CfnOutput(this, 'DeadLetterQueueUrl', {
+      new CfnOutput(this, STACK_OUTPUTS.deadLetterQueueUrl, {
         value: receiver.deadLetterQueue.queueUrl,
         description: 'Messages the consumer failed on 5 times',
       });
@@ -232,12 +235,12 @@ export class ReceiverStack extends Stack {
     // With endpoints there is no single URL or secret: an output of the /webhook prefix would be
     // a URL to register that answers every call with 404.
     if (receiver.secret !== undefined) {
-      this.addEndpointOutputs('', receiver.url, receiver.secret);
+      this.addEndpointOutputs(undefined, receiver.url, receiver.secret);
     }
     const outputs = this.node.children.filter((child) => child instanceof CfnOutput).length;
     if (outputs + 2 * receiver.endpoints.length <= MAX_OUTPUTS) {
       for (const { name, url, secret } of receiver.endpoints) {
-        this.addEndpointOutputs(endpointIdSuffix(name), url, secret, ` of endpoint ${name}`);
+        this.addEndpointOutputs(name, url, secret);
       }
     } else if (receiver.endpointDirectory !== undefined) {
       this.addEndpointDirectoryOutputs(receiver.url, receiver.endpointDirectory);
@@ -249,33 +252,36 @@ export class ReceiverStack extends Stack {
    * those would pass CloudFormation's limit of {@link MAX_OUTPUTS}, with a synth warning saying so.
    */
   private addEndpointDirectoryOutputs(url: string, directory: secretsmanager.ISecret): void {
-    new CfnOutput(this, ENDPOINT_URL_PREFIX_OUTPUT, {
+    const { endpointUrlPrefix, endpointDirectoryArn } = STACK_OUTPUTS;
+    new CfnOutput(this, endpointUrlPrefix, {
       value: url,
       description: 'Register <this URL>/<endpoint name> for each endpoint with the booking service',
     });
-    new CfnOutput(this, ENDPOINT_DIRECTORY_ARN_OUTPUT, {
+    new CfnOutput(this, endpointDirectoryArn, {
       value: directory.secretArn,
       description:
         "The endpoint directory: its value maps each endpoint's name to the ARN of the secret to put its signing key into",
     });
     Annotations.of(this).addWarningV2(
       'service-webhook-receiver:endpointOutputs',
-      `${this.receiver.endpoints.length} endpoints would need ${2 * this.receiver.endpoints.length} outputs WebhookUrl<Name> and SecretArn<Name>, past CloudFormation's limit of ${MAX_OUTPUTS} outputs per stack: the stack outputs ${ENDPOINT_URL_PREFIX_OUTPUT} (an endpoint's URL is <prefix>/<name>) and ${ENDPOINT_DIRECTORY_ARN_OUTPUT} (the secret listing each endpoint's secret ARN) instead; npm run rotate-secret -- --endpoint <name> reads it.`,
+      `${this.receiver.endpoints.length} endpoints would need ${2 * this.receiver.endpoints.length} outputs WebhookUrl<Name> and SecretArn<Name>, past CloudFormation's limit of ${MAX_OUTPUTS} outputs per stack: the stack outputs ${endpointUrlPrefix} (an endpoint's URL is <prefix>/<name>) and ${endpointDirectoryArn} (the secret listing each endpoint's secret ARN) instead; npm run rotate-secret -- --endpoint <name> reads it.`,
     );
   }
 
-  /** `WebhookUrl<suffix>` and `SecretArn<suffix>`. */
+  /** `WebhookUrl` and `SecretArn`, or `WebhookUrl<Name>` and `SecretArn<Name>` of an endpoint. */
   private addEndpointOutputs(
-    suffix: string,
+    name: string | undefined,
     url: string,
     secret: secretsmanager.ISecret,
-    ofEndpoint = '',
   ): void {
-    new CfnOutput(this, `WebhookUrl${suffix}`, {
+    const ofEndpoint = name === undefined ? '' : ` of endpoint ${name}`;
+    const outputKey = (output: typeof STACK_OUTPUTS.webhookUrl | typeof STACK_OUTPUTS.secretArn) =>
+      name === undefined ? output : endpointOutputKey(output, name);
+    new CfnOutput(this, outputKey(STACK_OUTPUTS.webhookUrl), {
       value: url,
       description: `Register this URL${ofEndpoint} with the booking service`,
     });
-    new CfnOutput(this, `SecretArn${suffix}`, {
+    new CfnOutput(this, outputKey(STACK_OUTPUTS.secretArn), {
       value: secret.secretArn,
       description: `Put the signing key${ofEndpoint} issued by the booking service into this secret`,
     });

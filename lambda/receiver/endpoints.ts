@@ -1,8 +1,8 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { isEndpointName } from '../contract/endpoints.js';
 import type { ApiGatewayEvent, ApiGatewayResponse } from './api-gateway.js';
 import {
   ConfigError,
-  isEndpointName,
   type KeySourceConfig,
   parseEndpointDirectory,
   type ReceiverConfig,

@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINT_DIRECTORY_ARN_OUTPUT, ENDPOINT_URL_PREFIX_OUTPUT } from '../../lib/endpoints.js';
+import { DEFAULT_STACK_NAME, STACK_OUTPUTS } from '../../lambda/contract/endpoints.js';
 import { MAX_OUTPUTS, ReceiverStack } from '../../lib/receiver-stack.js';
 import { MANAGED_POLICY_CHARACTERS } from '../../lib/signing-key.js';
 import { appProps, SKIP_BUNDLING } from './cdk-app.js';
@@ -21,7 +21,7 @@ const RESOURCES_PER_STACK = 500;
 const ROUTES_PER_API = 300;
 
 /** The default stack name, which the physical names of created resources start with. */
-const STACK_NAME = 'WebhookReceiver';
+const STACK_NAME = DEFAULT_STACK_NAME;
 const REGION = 'ap-southeast-2';
 
 /**
@@ -172,8 +172,8 @@ describe('Scale: 100 endpoints of 32 characters in one deployment', () => {
 
       // Assess
       expect(outputs.length).toBeLessThanOrEqual(MAX_OUTPUTS);
-      expect(outputs).toContain(ENDPOINT_URL_PREFIX_OUTPUT);
-      expect(outputs).toContain(ENDPOINT_DIRECTORY_ARN_OUTPUT);
+      expect(outputs).toContain(STACK_OUTPUTS.endpointUrlPrefix);
+      expect(outputs).toContain(STACK_OUTPUTS.endpointDirectoryArn);
       expect(outputs.filter((output) => output.startsWith('WebhookUrl'))).toEqual([]);
       expect(resources).toBeLessThan(RESOURCES_PER_STACK);
       expect(routes).toBe(100);
@@ -195,7 +195,7 @@ describe('Scale: 100 endpoints of 32 characters in one deployment', () => {
     // Assess
     expect(outputs).toHaveLength(MAX_OUTPUTS);
     expect(outputs.filter((output) => output.startsWith('SecretArn'))).toHaveLength(98);
-    expect(outputs).not.toContain(ENDPOINT_DIRECTORY_ARN_OUTPUT);
+    expect(outputs).not.toContain(STACK_OUTPUTS.endpointDirectoryArn);
     expect(
       Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('outputs')),
     ).toEqual([]);
