@@ -4,6 +4,7 @@
  * @module
  */
 import { resolve } from 'node:path';
+import { ToolError } from '../cli/lib/exit-status.js';
 import { parseToolArgs, processIo, runTool } from '../cli/lib/tool-io.js';
 import { DOTENV_FILE, readDotEnv } from './dotenv.js';
 import { isLoopbackHost } from './inspector/access.js';
@@ -68,6 +69,8 @@ async function run(config: StartOptions): Promise<number> {
       onClientGone: (line) => console.error(`Client disconnected: ${line}`),
     });
   } catch (error) {
+    // A tool error (a .env line that cannot be read) is reported with its own exit status.
+    if (error instanceof ToolError) throw error;
     console.error(describeStartFailure(error, config));
     return 1;
   }
@@ -189,7 +192,10 @@ const status = await runTool(
       help: { type: 'boolean', short: 'h' },
     });
     if (help) return 'help';
-    return { ...readStartConfig(io.env, process.cwd(), await readDotEnv(DOTENV_FILE)), fresh };
+    return {
+      ...readStartConfig(io.env, process.cwd(), await readDotEnv(resolve(DOTENV_FILE))),
+      fresh,
+    };
   },
   run,
 );
