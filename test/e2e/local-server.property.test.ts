@@ -323,7 +323,7 @@ const hostileRequest: fc.Arbitrary<FuzzRequest> = fc
       bytes,
       webhookCall,
       genuine: false,
-      ...(body.bookingId !== undefined && webhookCall ? { bookingId: body.bookingId } : {}),
+      ...(body.bookingId === undefined ? {} : { bookingId: body.bookingId }),
     };
   });
 
