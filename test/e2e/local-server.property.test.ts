@@ -2,8 +2,8 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES_LIMIT, RECEIVER_SETTINGS } from '../../lambda/contract/settings.js';
 import { BodyNotJsonError, signPayload } from '../../lambda/core/index.js';
-import { MAX_BODY_BYTES_LIMIT } from '../../lambda/receiver/config.js';
 import type { DeliverySummary } from '../../local/inspector/delivery.js';
 import type { LocalReceiver } from '../../local/local-receiver.js';
 import { bookingPayload, signRawBody } from '../support/booking.js';
@@ -25,11 +25,11 @@ import { makeScratchDir } from '../support/scratch-dir.js';
 const RUNS = propertyRuns('the local server over real sockets', 25);
 const KEY = 'local-server-property-key-4f0c9a';
 /** The receiver's default MAX_BODY_BYTES (what `npm start` runs with). */
-const MAX_BODY_BYTES = 262_144;
+const MAX_BODY_BYTES = RECEIVER_SETTINGS.maxBodyBytes.default;
 /** Node's default limit on the request line and headers together. */
 const MAX_HEADER_BYTES = 16 * 1024;
 
-/** Every status the local server documents (README, "the local endpoint answers"). */
+/** Every status the local server documents (docs/configuration.md, "the local endpoint answers"). */
 const DOCUMENTED_STATUSES = new Set([200, 400, 401, 403, 404, 405, 413, 431]);
 
 /** One request as bytes, and what the test knows about it. */

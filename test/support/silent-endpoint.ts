@@ -1,5 +1,5 @@
 import { createServer, type Socket } from 'node:net';
-import { LOOPBACK } from '../../local/net.js';
+import { LOOPBACK } from '../../devkit/local-run.js';
 
 /** A loopback endpoint that accepts connections, reads what is sent, and never answers. */
 export interface SilentEndpoint {

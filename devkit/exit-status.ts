@@ -5,7 +5,7 @@
  * status alone, whichever tool it ran. Documented in docs/cli.md.
  * @module
  */
-import { WebhookReceiverError } from '../../lambda/core/errors.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
 
 /** What a tool's exit status means. */
 export const EXIT_STATUS = {

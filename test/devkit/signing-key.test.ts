@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NoKeyError, UsageError } from '../../../cli/lib/exit-status.js';
-import { readSigningKey, refuseKeyArguments } from '../../../cli/lib/signing-key.js';
+import { NoKeyError, UsageError } from '../../devkit/exit-status.js';
+import { readSigningKey, refuseKeyArguments } from '../../devkit/signing-key.js';
 
 let dir: string;
 

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, chmod, readFile } from 'node:fs/promises';
-import { EXIT_STATUS, ToolError } from '../cli/lib/exit-status.js';
+import { LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
+import { EXIT_STATUS, ToolError } from './exit-status.js';
 
 /** The `.env` file of the local run, relative to the working directory (`npm` runs scripts in the project root). */
 export const DOTENV_FILE = '.env';
-
-/** Name of the variable that holds the local signing key. */
-export const WEBHOOK_SECRET = 'WEBHOOK_SECRET';
 
 /** One variable of a dotenv file: its value, and the line that sets it (for messages). */
 export interface DotEnvVariable {
@@ -200,7 +198,7 @@ export interface LocalWebhookSecret {
 export async function findWebhookSecret(
   env: NodeJS.ProcessEnv,
   dotEnvPath: string,
-  variable: string = WEBHOOK_SECRET,
+  variable: string = LOCAL_KEY_VARIABLE,
 ): Promise<LocalWebhookSecret | undefined> {
   return (await lookUpWebhookSecret(env, dotEnvPath, variable)).found;
 }
@@ -230,7 +228,7 @@ export async function withDotEnvWebhookSecret(
   dotEnvPath: string,
 ): Promise<NodeJS.ProcessEnv> {
   const found = await findWebhookSecret(env, dotEnvPath);
-  return found?.source === 'dotenv' ? { ...env, [WEBHOOK_SECRET]: found.secret } : env;
+  return found?.source === 'dotenv' ? { ...env, [LOCAL_KEY_VARIABLE]: found.secret } : env;
 }
 
 /**
@@ -244,7 +242,7 @@ export async function withDotEnvWebhookSecret(
 export async function ensureWebhookSecret(
   env: NodeJS.ProcessEnv,
   dotEnvPath: string,
-  variable: string = WEBHOOK_SECRET,
+  variable: string = LOCAL_KEY_VARIABLE,
 ): Promise<LocalWebhookSecret> {
   const { found, dotEnvLine } = await lookUpWebhookSecret(env, dotEnvPath, variable);
   if (found) return found;

@@ -9,7 +9,7 @@ import {
   findWebhookSecret,
   parseDotEnv,
   readDotEnv,
-} from '../../local/dotenv.js';
+} from '../../devkit/dotenv.js';
 
 let dir: string;
 let dotEnvPath: string;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { NETWORK_TIMEOUT_MS } from '../../../cli/lib/network.js';
-import type { ToolIo } from '../../../cli/lib/tool-io.js';
+import { NETWORK_TIMEOUT_MS } from '../../devkit/network.js';
+import type { ToolIo } from '../../devkit/tool-io.js';
 
 /** What a tool printed and how it exited. */
 export interface ToolRun {
