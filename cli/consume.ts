@@ -30,10 +30,14 @@ import {
   UsageError,
 } from '../devkit/tool-io.js';
 import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
 
 /** SQS kept messages that `consume` printed and asked to delete (they will be received again). */
-export class QueueDeleteError extends WebhookReceiverError {}
+export class QueueDeleteError extends ToolError {
+  /** @param message - how many messages SQS kept and its first reason */
+  constructor(message: string) {
+    super(message, EXIT_STATUS.refused);
+  }
+}
 
 const USAGE = `Usage: npm run consume -- [--queue-url URL | --dlq] [--follow] [--json]
 
