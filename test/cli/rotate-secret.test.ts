@@ -448,6 +448,37 @@ describe('Function: main (rotate-secret)', () => {
       );
     });
 
+    it('exits 1 naming the endpoint directory when its value is not a directory, and changes nothing', async () => {
+      // Prepare
+      const directoryArn =
+        'arn:aws:secretsmanager:eu-west-1:123456789012:secret:EndpointDirectory-AbCdEf';
+      cloudFormation.on(DescribeStacksCommand).resolves({
+        Stacks: [
+          {
+            StackName: 'Bookings',
+            CreationTime: new Date(),
+            StackStatus: 'CREATE_COMPLETE',
+            Outputs: [{ OutputKey: 'EndpointDirectoryArn', OutputValue: directoryArn }],
+          },
+        ],
+      });
+      secretsManager.on(GetSecretValueCommand, { SecretId: directoryArn }).resolves({
+        SecretString: 'not json',
+      });
+
+      // Act
+      const result = await rotate(['--endpoint', 'eu', '--stack-name', 'Bookings', '--promote']);
+
+      // Assess
+      expect(result.status).toBe(1);
+      expect(result.err).toEqual([
+        expect.stringMatching(
+          /^Endpoint directory: the endpoint directory \(ENDPOINT_DIRECTORY_SECRET_ID\) secretIds/,
+        ),
+      ]);
+      expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
+    });
+
     it("exits 1 with CloudFormation's answer when the stack cannot be read", async () => {
       // Prepare
       cloudFormation.on(DescribeStacksCommand).rejects(
