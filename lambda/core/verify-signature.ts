@@ -5,7 +5,7 @@ import {
   type SignatureHeader,
   splitSignatureGroups,
 } from './signature-header.js';
-import { assertUsableKey, readBody, signedTextDigest } from './signed-text.js';
+import { assertUsableKey, type ReceivedBody, readBody, signedTextDigest } from './signed-text.js';
 
 /** How far `t` may be from the clock, either way, unless the caller says otherwise. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -155,15 +155,22 @@ function signatureGroups(header: string | readonly string[] | undefined): readon
 interface PreparedBody {
   /** The body exactly as given, hashed as it is when it is not JSON. */
   readonly raw: string | Uint8Array;
-  readonly received: ReturnType<typeof readBody>;
+  readonly received: ReceivedBody;
   /** The squashed body; `undefined` when the body is not a single JSON value. */
   readonly canonicalBody: string | undefined;
+  /**
+   * How the squashed body and its slash variants turn into bytes: `'latin1'` when it is all ASCII
+   * (see {@link ReceivedBody.encoding}), as squashing finds out for a string body on the way.
+   */
+  readonly encoding: ReceivedBody['encoding'];
 }
 
 function prepareBody(body: string | Uint8Array): PreparedBody {
   const received = readBody(body);
   const squashed = squashJson(received.text);
-  return { raw: body, received, canonicalBody: squashed.ok ? squashed.text : undefined };
+  if (!squashed.ok) return { raw: body, received, canonicalBody: undefined, encoding: 'utf8' };
+  const encoding = squashed.ascii ? 'latin1' : received.encoding;
+  return { raw: body, received, canonicalBody: squashed.text, encoding };
 }
 
 function verifyGroup(
@@ -172,8 +179,8 @@ function verifyGroup(
   header: SignatureHeader,
 ): VerifyResult {
   const { timestamp, timestampText, signatures } = header;
-  const { raw, received, canonicalBody } = body;
-  const { bytes, encoding } = received;
+  const { raw, received, canonicalBody, encoding } = body;
+  const { bytes } = received;
   if (canonicalBody === undefined) {
     // Not JSON: only a signature over the exact bytes makes this a signed (if unusable) body.
     const signed = findMatchingKey(keys, timestampText, raw, 'utf8', signatures);
