@@ -8,14 +8,6 @@ import type { ServedWebhookEndpoint } from './endpoints.js';
 import { createFunction } from './lambda-function.js';
 import { INGRESS_WITH_SOURCE_POLICY, type ReceiverSettings } from './receiver-settings.js';
 
-/**
- * Memory of the receiver function, in MB. Memory buys CPU on Lambda: 512 MB keeps the cold start
- * (bundled SDK, first Secrets Manager call) short for the sender waiting on the response; a warm
- * call is an HMAC and one SendMessage, far below what this size costs to matter. The cost figures
- * of `npm run bench` use it.
- */
-export const RECEIVER_MEMORY_MB = 512;
-
 /** Where the receiver's keys are: one secret, or one per named endpoint. */
 export type ReceiverKeys =
   | { readonly secret: secretsmanager.ISecret }
@@ -35,7 +27,7 @@ export function createReceiverFunction(
 ): nodejs.NodejsFunction {
   const fn = createFunction(scope, 'Receiver', settings, {
     entry: 'lambda/receiver/index.ts',
-    memorySize: RECEIVER_MEMORY_MB,
+    memorySize: settings.receiverMemorySize,
     // A warm call takes milliseconds. The receiver gives a key load and a send 5 s each before it
     // answers 503 with Retry-After; 15 s lets those deadlines end first (a Lambda timeout would
     // reach the sender as an unexplained 502) and still ends before API Gateway's 29 s limit.
@@ -45,6 +37,7 @@ export function createReceiverFunction(
     environment: {
       ...keysEnvironment(scope, keys),
       QUEUE_URL: queue.queueUrl,
+      SECRET_CACHE_SECONDS: String(settings.secretCacheSeconds),
       SIGNATURE_TOLERANCE_SECONDS: String(settings.signatureToleranceSeconds),
       PREVIOUS_KEY_GRACE_SECONDS: String(settings.previousKeyGraceSeconds),
       FORWARD_EVENTS: settings.forwardEvents.join(','),

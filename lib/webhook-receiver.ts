@@ -25,11 +25,11 @@ import { createPlaceholderSecret } from './signing-key.js';
 export type { WebhookReceiverAlarms } from './alarms.js';
 export type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
 export { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from './lambda-function.js';
-export { RECEIVER_MEMORY_MB } from './receiver-function.js';
 export {
   INGRESS_KINDS,
   type IngressKind,
   InvalidWebhookReceiverPropsError,
+  RECEIVER_MEMORY_MB,
 } from './receiver-settings.js';
 
 /** Properties of {@link WebhookReceiver}. */
@@ -265,6 +265,36 @@ export interface WebhookReceiverProps {
    * @default false
    */
   readonly tracing?: boolean;
+
+  /**
+   * Memory of the receiver function, in MB (128 to 10,240). The default is the smallest multiple
+   * of 64 MB with half again the peak memory `npm run bench -- footprint` measured (112 MB), and
+   * the cheapest such size: a warm call mostly waits for SendMessage, which more memory does not
+   * shorten ($0.13 per million calls of duration at 192 MB, $0.21 at 512 MB). More memory shortens
+   * the cold start (about 0.9 s of CPU at 192 MB, 0.3 s at 512 MB).
+   * @default 192
+   */
+  readonly receiverMemorySize?: number;
+
+  /**
+   * How long the receiver uses the keys it loaded before loading them again
+   * (`SECRET_CACHE_SECONDS`). A rotation does not wait for it: a call signed with a key the
+   * receiver does not know reloads the keys (at most every 30 s), and `AWSPREVIOUS` stays accepted
+   * for `previousKeyGraceSeconds`. An hour keeps Secrets Manager at about $0.01 a month for two
+   * warm environments (2 calls per load), against $0.17 with 5 minutes (`npm run bench -- cost`);
+   * it is also how long a key whose `AWSPREVIOUS` label was removed may still be accepted.
+   * @default Duration.hours(1)
+   */
+  readonly secretCacheDuration?: Duration;
+
+  /**
+   * Which of Lambda's own log lines both functions keep (their logs are then in Lambda's JSON
+   * format; the functions' own lines are JSON already and stay as written). WARN drops START, END
+   * and REPORT: 339 bytes per invocation, $0.17 per million calls of CloudWatch Logs
+   * (`npm run bench -- cost`); durations, errors and throttles stay available as metrics.
+   * @default lambda.SystemLogLevel.WARN
+   */
+  readonly systemLogLevel?: lambda.SystemLogLevel;
 
   /**
    * Powertools service name of the receiver: the `service` dimension of its metrics, which the

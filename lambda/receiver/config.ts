@@ -53,7 +53,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export const CONFIG_DEFAULTS = {
   SIGNATURE_TOLERANCE_SECONDS: 300,
   PREVIOUS_KEY_GRACE_SECONDS: 86_400,
-  SECRET_CACHE_SECONDS: 300,
+  SECRET_CACHE_SECONDS: 3600,
   FORWARD_EVENTS: 'event_booked',
   MAX_BODY_BYTES: 262_144,
   POWERTOOLS_SERVICE_NAME: 'webhook-receiver',

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Environment, loadConfig } from '../../../lambda/receiver/config.js';
+import { CONFIG_DEFAULTS, type Environment, loadConfig } from '../../../lambda/receiver/config.js';
 import { createHandler, type HandlerDependencies } from '../../../lambda/receiver/handler.js';
 import {
   API_GATEWAY_FLAVOURS,
@@ -498,7 +498,7 @@ describe('Function: handler', () => {
         );
       await call();
       secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
-      clock.now += 301;
+      clock.now += CONFIG_DEFAULTS.SECRET_CACHE_SECONDS + 1;
 
       // Act
       const response = await call();
@@ -522,7 +522,7 @@ describe('Function: handler', () => {
           restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: NOW, key: KEYS.previous })),
         );
         secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
-        clock.now += 301;
+        clock.now += CONFIG_DEFAULTS.SECRET_CACHE_SECONDS + 1;
         const call = (key: string) =>
           handler.invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: clock.now, key })));
         return { secrets, call, messages: handler.messages };
@@ -602,14 +602,13 @@ describe('Function: handler', () => {
       await invoke(event);
 
       // Assess: only the decision's fields; CloudWatch stamps the time, the log group names the
-      // function, and the body matched as sent (signed_form is logged only when it did not).
+      // function, the outcome says the message and the 200, and the body matched as sent
+      // (signed_form is logged only when it did not).
       const [message] = await messages();
       expect(output.logs()).toEqual([
         {
           level: 'INFO',
-          message: 'Webhook queued',
           outcome: 'queued',
-          status: 200,
           api_request_id: 'apigw-req-1',
           event_type: 'event_booked',
           timestamp_age_seconds: 12,
