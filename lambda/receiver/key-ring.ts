@@ -255,13 +255,16 @@ function absentWhenNotFound(error: unknown): undefined {
   throw error;
 }
 
+/** The stage of the one key of {@link staticKeySource}. */
+export const STATIC_KEY_STAGE = 'WEBHOOK_SECRET';
+
 /**
  * A fixed key from `WEBHOOK_SECRET`, for local runs: no rotation, nothing to reload.
  *
  * @param key - the key; surrounding whitespace is trimmed like a Secrets Manager value
  */
 export function staticKeySource(key: string): DeadlineKeySource {
-  const keys: AcceptedKeys = { keys: [key.trim()], labels: ['WEBHOOK_SECRET'] };
+  const keys: AcceptedKeys = { keys: [key.trim()], labels: [STATIC_KEY_STAGE] };
   return {
     current: () => Promise.resolve(keys),
     refreshAfterMismatch: () => Promise.resolve({ kind: 'unchanged' }),

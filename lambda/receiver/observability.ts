@@ -2,6 +2,7 @@ import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SkippedVersion } from './decision/key-set.js';
 import type { KeyLoadError, ReceiveOutcome } from './decision/receive.js';
+import { STATIC_KEY_STAGE } from './key-ring.js';
 import { METRIC_NAMES } from './metric-names.js';
 import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
@@ -182,7 +183,7 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
     ...(details.timestampAgeSeconds === undefined
       ? {}
       : { timestamp_age_seconds: details.timestampAgeSeconds }),
-    ...(details.keyStage === undefined || details.keyStage === USUAL_KEY_STAGE
+    ...(details.keyStage === undefined || USUAL_KEY_STAGES.has(details.keyStage)
       ? {}
       : { key_stage: details.keyStage }),
     ...(details.signedForm === undefined || details.signedForm === 'as_sent'
@@ -193,8 +194,9 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
   };
 }
 
-// The stage that verifies nearly every call: logged only when another one matched.
-const USUAL_KEY_STAGE = 'AWSCURRENT';
+// The stage that verifies nearly every call (a local run's only key, the other): logged only when
+// another one matched.
+const USUAL_KEY_STAGES: ReadonlySet<string> = new Set(['AWSCURRENT', STATIC_KEY_STAGE]);
 
 /**
  * Writes one decision line: `level` and `message` (when there is one) as Powertools writes them,

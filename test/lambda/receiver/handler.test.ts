@@ -590,7 +590,7 @@ describe('Function: handler', () => {
   });
 
   describe('logs and metrics', () => {
-    it('logs one compact line per queued call: request id, outcome, event type, timestamp age, key stage and dedup key', async () => {
+    it('logs one compact line per queued call: request id, outcome, event type, timestamp age and dedup key', async () => {
       // Prepare
       const { invoke, messages } = await receiver();
       const event = restApiEvent({
@@ -602,8 +602,9 @@ describe('Function: handler', () => {
       await invoke(event);
 
       // Assess: only the decision's fields; CloudWatch stamps the time, the log group names the
-      // function, the outcome says the message and the 200, and the body matched as sent
-      // (signed_form is logged only when it did not).
+      // function, the outcome says the message and the 200, the usual key matched (here the
+      // local run's only one) and the body matched as sent (key_stage and signed_form are
+      // logged only when they are not the usual ones).
       const [message] = await messages();
       expect(output.logs()).toEqual([
         {
@@ -612,7 +613,6 @@ describe('Function: handler', () => {
           api_request_id: 'apigw-req-1',
           event_type: 'event_booked',
           timestamp_age_seconds: 12,
-          key_stage: 'WEBHOOK_SECRET',
           dedup_key: message?.MessageAttributes?.dedup_key?.StringValue,
         },
       ]);
