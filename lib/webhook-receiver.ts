@@ -291,7 +291,9 @@ export interface WebhookReceiverProps {
    * Which of Lambda's own log lines both functions keep (their logs are then in Lambda's JSON
    * format; the functions' own lines are JSON already and stay as written). WARN drops START, END
    * and REPORT: 339 bytes per invocation, $0.17 per million calls of CloudWatch Logs
-   * (`npm run bench -- cost`); durations, errors and throttles stay available as metrics.
+   * (`npm run bench -- cost`); durations, errors and throttles stay available as metrics. With
+   * the JSON format, Lambda's application log level (INFO unless set on the function) takes
+   * precedence over `POWERTOOLS_LOG_LEVEL` in Powertools Logger.
    * @default lambda.SystemLogLevel.WARN
    */
   readonly systemLogLevel?: lambda.SystemLogLevel;
