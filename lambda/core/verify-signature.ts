@@ -119,30 +119,41 @@ export function verifySignature(input: VerifySignatureInput): VerifyResult {
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   assertUsableInput(keys, now, tolerance);
 
-  let body: PreparedBody | undefined;
+  const state: CheckState = { input, tolerance, body: undefined };
+  if (typeof input.header === 'string') {
+    // A header that parses whole has a single `t`, so it is its only group: parsed once.
+    const whole = parseSignatureHeader(input.header);
+    if (whole.ok) return checkGroup(state, whole.header);
+  }
   let worst: VerifyFailure = { ok: false, reason: 'missing_header' };
   for (const group of signatureGroups(input.header)) {
     const parsed = parseSignatureHeader(group);
-    let result: VerifyResult;
-    if (!parsed.ok) {
-      result = parsed;
-    } else {
-      const { timestamp } = parsed.header;
-      if (now - timestamp > tolerance)
-        result = { ok: false, reason: 'timestamp_too_old', timestamp };
-      else if (timestamp - now > tolerance) {
-        result = { ok: false, reason: 'timestamp_in_future', timestamp };
-      } else if (input.body === undefined) {
-        result = { ok: false, reason: 'signature_mismatch', timestamp };
-      } else {
-        body ??= prepareBody(input.body);
-        result = verifyGroup(body, keys, parsed.header);
-      }
-    }
+    const result = parsed.ok ? checkGroup(state, parsed.header) : parsed;
     if (result.ok) return result;
     if (FAILURE_RANK[result.reason] >= FAILURE_RANK[worst.reason]) worst = result;
   }
   return worst;
+}
+
+/** What the groups of one call share: the input, and the body once a group needed it. */
+interface CheckState {
+  readonly input: VerifySignatureInput;
+  readonly tolerance: number;
+  body: PreparedBody | undefined;
+}
+
+/** One parsed group: its timestamp window, then its signatures against the body. */
+function checkGroup(state: CheckState, header: SignatureHeader): VerifyResult {
+  const { input, tolerance } = state;
+  const { timestamp } = header;
+  if (input.now - timestamp > tolerance)
+    return { ok: false, reason: 'timestamp_too_old', timestamp };
+  if (timestamp - input.now > tolerance) {
+    return { ok: false, reason: 'timestamp_in_future', timestamp };
+  }
+  if (input.body === undefined) return { ok: false, reason: 'signature_mismatch', timestamp };
+  state.body ??= prepareBody(input.body);
+  return verifyGroup(state.body, input.keys, header);
 }
 
 /** Every `t` group of every copy of the header; one header, as usually sent, without a flatMap. */
