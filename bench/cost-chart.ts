@@ -115,7 +115,7 @@ export function renderCostChart(title: string, bars: readonly CostBar[]): string
     );
   }
   const legendTop = axisY + 34;
-  const perRow = 3;
+  const perRow = 2;
   const legend = components.map((name, index) => {
     const legendX = LABEL_WIDTH + (index % perRow) * (plotWidth / perRow);
     const legendY = legendTop + Math.floor(index / perRow) * LEGEND_ROW;
@@ -125,7 +125,7 @@ export function renderCostChart(title: string, bars: readonly CostBar[]): string
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${escapeXml(title)}">`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${LABEL_WIDTH}" y="24" font-family="system-ui, sans-serif" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
+    `<text x="20" y="24" font-family="system-ui, sans-serif" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
     ...ticks,
     ...parts,
     ...legend,
