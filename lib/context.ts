@@ -1,4 +1,16 @@
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Node } from 'constructs';
+import {
+  DEFAULT_STACK_NAME,
+  ENDPOINT_SECRET_CONTEXT_PREFIX,
+  endpointSecretContextKey,
+  splitList,
+} from '../lambda/contract/endpoints.js';
+import {
+  checkWholeNumber,
+  RECEIVER_SETTINGS,
+  type WholeNumberSettingProp,
+} from '../lambda/contract/settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
 import type { ReceiverStackEndpoint, ReceiverStackProps } from './receiver-stack.js';
@@ -13,9 +25,6 @@ export interface ReceiverContext {
   /** The stack's options, from the other context keys; absent keys keep the stack's defaults. */
   readonly props: ReceiverStackProps;
 }
-
-/** Stack name when context `stackName` is not set. */
-export const DEFAULT_STACK_NAME = 'WebhookReceiver';
 
 /** CloudFormation's rule for stack names. */
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
@@ -56,14 +65,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('secretArn', readString('secretArn', get('secretArn'))),
     ...optional('secretJsonField', readString('secretJsonField', get('secretJsonField'))),
     ...optional('fifo', readBoolean('fifo', get('fifo'))),
-    ...optional(
-      'signatureToleranceSeconds',
-      readNumber('signatureToleranceSeconds', get('signatureToleranceSeconds')),
-    ),
-    ...optional(
-      'previousKeyGraceSeconds',
-      readNumber('previousKeyGraceSeconds', get('previousKeyGraceSeconds')),
-    ),
+    ...readReceiverSettings(get),
     ...optional('forwardEvents', readList('forwardEvents', get('forwardEvents'))),
     ...optional('throttleRateLimit', readNumber('throttleRateLimit', get('throttleRateLimit'))),
     ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
@@ -71,13 +73,12 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
     ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),
+    ...optional('receiverMemorySize', readNumber('receiverMemorySize', get('receiverMemorySize'))),
+    ...optional('systemLogLevel', readSystemLogLevel(get('systemLogLevel'))),
     ...optional('endpoints', readEndpoints(node, get)),
   };
   return { stackName, props };
 }
-
-/** Prefix of the context keys that import an endpoint's secret: `secretArn.<name>`. */
-const ENDPOINT_SECRET_ARN_PREFIX = 'secretArn.';
 
 /**
  * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>`. A `secretArn.<name>`
@@ -90,9 +91,9 @@ function readEndpoints(
   const names = readList('endpoints', get('endpoints'));
   const stray = Object.keys(node.getAllContext()).find(
     (key) =>
-      key.startsWith(ENDPOINT_SECRET_ARN_PREFIX) &&
+      key.startsWith(ENDPOINT_SECRET_CONTEXT_PREFIX) &&
       get(key) !== undefined &&
-      !names?.includes(key.slice(ENDPOINT_SECRET_ARN_PREFIX.length)),
+      !names?.includes(key.slice(ENDPOINT_SECRET_CONTEXT_PREFIX.length)),
   );
   if (stray !== undefined) {
     throw new InvalidContextError(
@@ -100,7 +101,7 @@ function readEndpoints(
     );
   }
   return names?.map((name) => {
-    const key = `${ENDPOINT_SECRET_ARN_PREFIX}${name}`;
+    const key = endpointSecretContextKey(name);
     return { name, ...optional('secretArn', readString(key, get(key))) };
   });
 }
@@ -117,6 +118,19 @@ function readIngress(value: unknown): IngressKind | undefined {
   }
   throw new InvalidContextError(
     `context ingress must be one of ${INGRESS_KINDS.join(', ')}, got ${JSON.stringify(ingress)}`,
+  );
+}
+
+/** Lambda's system log levels, as the context names them (`-c systemLogLevel=INFO`). */
+const SYSTEM_LOG_LEVELS: readonly string[] = Object.values(lambda.SystemLogLevel);
+
+function readSystemLogLevel(value: unknown): lambda.SystemLogLevel | undefined {
+  const level = readString('systemLogLevel', value);
+  if (level === undefined || SYSTEM_LOG_LEVELS.includes(level)) {
+    return level as lambda.SystemLogLevel | undefined;
+  }
+  throw new InvalidContextError(
+    `context systemLogLevel must be one of ${SYSTEM_LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`,
   );
 }
 
@@ -155,7 +169,7 @@ function readList(key: string, value: unknown): string[] | undefined {
     return undefined;
   }
   if (typeof value === 'string') {
-    return value.split(',').map((item) => item.trim());
+    return splitList(value);
   }
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) {
     return value;
@@ -163,4 +177,24 @@ function readList(key: string, value: unknown): string[] | undefined {
   throw new InvalidContextError(
     `context ${key} must be a comma-separated list or an array of texts, got ${JSON.stringify(value)}`,
   );
+}
+
+/**
+ * The receiver's whole-number settings ({@link RECEIVER_SETTINGS}) given as context, each checked
+ * with the range and message the construct and the Lambda use.
+ */
+function readReceiverSettings(
+  get: (key: string) => unknown,
+): Partial<Record<WholeNumberSettingProp, number>> {
+  const entries = Object.values(RECEIVER_SETTINGS).flatMap((setting) => {
+    const given = get(setting.prop);
+    if (given === undefined) return [];
+    const checked =
+      typeof given === 'number' || typeof given === 'string'
+        ? checkWholeNumber(setting, given)
+        : checkWholeNumber(setting, JSON.stringify(given));
+    if (!checked.ok) throw new InvalidContextError(`context ${checked.message}`);
+    return [[setting.prop, checked.value] as const];
+  });
+  return Object.fromEntries(entries);
 }

@@ -4,6 +4,7 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { LOCAL_KEY_VARIABLE } from '../contract/endpoints.js';
 import {
   type AcceptedKeys,
   acceptedKeysFrom,
@@ -255,8 +256,8 @@ function absentWhenNotFound(error: unknown): undefined {
   throw error;
 }
 
-/** The stage of the one key of {@link staticKeySource}. */
-export const STATIC_KEY_STAGE = 'WEBHOOK_SECRET';
+/** The stage of the one key of {@link staticKeySource}: the variable it comes from. */
+export const STATIC_KEY_STAGE = LOCAL_KEY_VARIABLE;
 
 /**
  * A fixed key from `WEBHOOK_SECRET`, for local runs: no rotation, nothing to reload.

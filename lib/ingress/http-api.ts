@@ -2,10 +2,11 @@ import { Duration } from 'aws-cdk-lib';
 import * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { webhookPath } from '../../lambda/contract/endpoints.js';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { mapHttpApiDomain } from './custom-domain.js';
-import { ACCESS_LOG_FORMAT, type IngressFactory, WEBHOOK_PATH, webhookPaths } from './ingress.js';
+import { ACCESS_LOG_FORMAT, type IngressFactory, webhookPaths } from './ingress.js';
 
 /**
  * An API Gateway HTTP API: route `POST /webhook` (or `POST /webhook/<name>` per named endpoint)
@@ -53,7 +54,7 @@ export const createHttpApi: IngressFactory = (scope, settings, receiverFunction)
   const customDomain =
     settings.customDomain && mapHttpApiDomain(scope, settings.customDomain, api, stage);
   return {
-    url: `${customDomain?.baseUrl ?? api.apiEndpoint}/${WEBHOOK_PATH}`,
+    url: `${customDomain?.baseUrl ?? api.apiEndpoint}${webhookPath()}`,
     serverErrors: api.metricServerError({
       period: Duration.minutes(5),
       statistic: cloudwatch.Stats.SUM,

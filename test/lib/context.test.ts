@@ -52,6 +52,8 @@ describe('Function: readReceiverContext', () => {
       hostedZoneName: 'example.com',
       disableDefaultEndpoint: 'false',
       allowedSourceIps: '203.0.113.0/24, 2001:db8::/32',
+      receiverMemorySize: '256',
+      systemLogLevel: 'INFO',
     });
 
     // Assess
@@ -79,6 +81,8 @@ describe('Function: readReceiverContext', () => {
         hostedZoneName: 'example.com',
         disableDefaultEndpoint: false,
         allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
+        receiverMemorySize: 256,
+        systemLogLevel: 'INFO',
       },
     });
   });
@@ -170,7 +174,11 @@ describe('Function: readReceiverContext', () => {
     ['fifo', 'yes', /context fifo must be true or false, got "yes"/],
     ['consumer', 1, /context consumer must be true or false/],
     ['idempotency', 'on', /context idempotency must be true or false, got "on"/],
-    ['signatureToleranceSeconds', '5m', /context signatureToleranceSeconds must be a number/],
+    [
+      'signatureToleranceSeconds',
+      '5m',
+      'context signatureToleranceSeconds (SIGNATURE_TOLERANCE_SECONDS) must be a whole number from 1 to 3600, got 5m',
+    ],
     ['throttleRateLimit', true, /context throttleRateLimit must be a number/],
     ['forwardEvents', [1, 2], /context forwardEvents must be a comma-separated list/],
     ['alarmEmail', 42, /context alarmEmail must be text/],
@@ -180,6 +188,12 @@ describe('Function: readReceiverContext', () => {
       'allowedSourceIps',
       { cidr: '203.0.113.0/24' },
       /context allowedSourceIps must be a comma-separated list/,
+    ],
+    ['receiverMemorySize', '1GB', /context receiverMemorySize must be a number/],
+    [
+      'systemLogLevel',
+      'ERROR',
+      /context systemLogLevel must be one of INFO, DEBUG, WARN, got "ERROR"/,
     ],
     ['stackName', 'my_stack', /context stackName "my_stack" is not a CloudFormation stack name/],
     ['stackName', '1stack', /not a CloudFormation stack name/],

@@ -1,7 +1,7 @@
 import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -73,7 +73,7 @@ describe('Class: WebhookReceiver', () => {
       messageAgeAlarmThreshold: Duration.minutes(30),
       apiGatewayCloudWatchRole: false,
       receiverMemorySize: 1024,
-      secretCacheDuration: Duration.minutes(10),
+      secretCacheSeconds: 600,
       systemLogLevel: SystemLogLevel.INFO,
     }));
     withoutConsumer = synthesize(() => ({}));
@@ -480,13 +480,13 @@ describe('Class: WebhookReceiver', () => {
       });
     });
 
-    it('takes idempotencyTtl and the removal policy of queueProps', () => {
+    it('takes idempotencyTtl and idempotencyTableRemovalPolicy', () => {
       // Act
       const { receiver, template, resource } = synthesize(() => ({
         consumer: true,
         idempotency: true,
         idempotencyTtl: Duration.days(2),
-        queueProps: { removalPolicy: RemovalPolicy.RETAIN },
+        idempotencyTableRemovalPolicy: RemovalPolicy.RETAIN,
       }));
 
       // Assess
@@ -780,9 +780,17 @@ describe('Class: WebhookReceiver', () => {
       ['a reserved concurrency of 0', { reservedConcurrency: 0 }, /reservedConcurrency/],
       ["a receiver memory below Lambda's 128 MB", { receiverMemorySize: 64 }, /receiverMemorySize/],
       [
-        'a secret cache of half a second',
-        { secretCacheDuration: Duration.millis(500) },
-        /secretCacheDuration/,
+        'receiverMemorySize beside receiverFunctionProps.memorySize',
+        { receiverMemorySize: 256, receiverFunctionProps: { memorySize: 512 } },
+        /receiverMemorySize cannot be used with receiverFunctionProps.memorySize/,
+      ],
+      [
+        'systemLogLevel beside receiverFunctionProps.loggingFormat',
+        {
+          systemLogLevel: SystemLogLevel.INFO,
+          receiverFunctionProps: { loggingFormat: LoggingFormat.TEXT },
+        },
+        /systemLogLevel cannot be used with receiverFunctionProps.loggingFormat/,
       ],
       [
         'a batching window on a FIFO queue',

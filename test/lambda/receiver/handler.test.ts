@@ -7,7 +7,8 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CONFIG_DEFAULTS, type Environment, loadConfig } from '../../../lambda/receiver/config.js';
+import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
+import { type Environment, loadConfig } from '../../../lambda/receiver/config.js';
 import { createHandler, type HandlerDependencies } from '../../../lambda/receiver/handler.js';
 import {
   API_GATEWAY_FLAVOURS,
@@ -498,7 +499,7 @@ describe('Function: handler', () => {
         );
       await call();
       secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
-      clock.now += CONFIG_DEFAULTS.SECRET_CACHE_SECONDS + 1;
+      clock.now += RECEIVER_SETTINGS.secretCacheSeconds.default + 1;
 
       // Act
       const response = await call();
@@ -522,7 +523,7 @@ describe('Function: handler', () => {
           restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: NOW, key: KEYS.previous })),
         );
         secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
-        clock.now += CONFIG_DEFAULTS.SECRET_CACHE_SECONDS + 1;
+        clock.now += RECEIVER_SETTINGS.secretCacheSeconds.default + 1;
         const call = (key: string) =>
           handler.invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: clock.now, key })));
         return { secrets, call, messages: handler.messages };

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileOption, wholeSecondsOption } from '../../../cli/lib/cli-options.js';
-import { UsageError } from '../../../cli/lib/tool-io.js';
+import { readFileOption, wholeSecondsOption } from '../../devkit/cli-options.js';
+import { UsageError } from '../../devkit/tool-io.js';
 
 describe('Function: wholeSecondsOption', () => {
   it('reads decimal digits and falls back when the option is absent', () => {
