@@ -365,6 +365,14 @@ export function idempotencyPerMillionLine(usd: number): string {
   return `dynamodb idempotency per million records: $${usd.toFixed(2)}`;
 }
 
+/**
+ * The line `npm run bench -- cost` prints per front door for the default stack (the example
+ * consumer with its idempotency table), exactly as checks read it.
+ */
+export function costPerMillionWithIdempotencyLine(ingress: PricedIngress, usd: number): string {
+  return `cost per million ${ingress} with idempotency: $${usd.toFixed(2)}`;
+}
+
 /** The line `npm run bench -- cost` prints per front door, exactly as checks read it. */
 export function costPerMillionLine(ingress: PricedIngress, usd: number): string {
   return `cost per million ${ingress}: $${usd.toFixed(2)}`;

@@ -1,3 +1,4 @@
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Node } from 'constructs';
 import {
   DEFAULT_STACK_NAME,
@@ -74,6 +75,8 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
     ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),
+    ...optional('receiverMemorySize', readNumber('receiverMemorySize', get('receiverMemorySize'))),
+    ...optional('systemLogLevel', readSystemLogLevel(get('systemLogLevel'))),
     ...optional('endpoints', readEndpoints(node, get)),
   };
   return { stackName, props };
@@ -121,6 +124,19 @@ function readIngress(value: unknown): IngressKind | undefined {
   }
   throw new InvalidContextError(
     `context ingress must be one of ${INGRESS_KINDS.join(', ')}, got ${JSON.stringify(ingress)}`,
+  );
+}
+
+/** Lambda's system log levels, as the context names them (`-c systemLogLevel=INFO`). */
+const SYSTEM_LOG_LEVELS: readonly string[] = Object.values(lambda.SystemLogLevel);
+
+function readSystemLogLevel(value: unknown): lambda.SystemLogLevel | undefined {
+  const level = readString('systemLogLevel', value);
+  if (level === undefined || SYSTEM_LOG_LEVELS.includes(level)) {
+    return level as lambda.SystemLogLevel | undefined;
+  }
+  throw new InvalidContextError(
+    `context systemLogLevel must be one of ${SYSTEM_LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`,
   );
 }
 

@@ -12,14 +12,6 @@ import { createFunction } from './lambda-function.js';
 import { INGRESS_WITH_SOURCE_POLICY, type ReceiverSettings } from './receiver-settings.js';
 import { grantReadEndpointSigningKeys, grantReadSigningKey } from './signing-key.js';
 
-/**
- * Memory of the receiver function, in MB. Memory buys CPU on Lambda: 512 MB keeps the cold start
- * (bundled SDK, first Secrets Manager call) short for the sender waiting on the response; a warm
- * call is an HMAC and one SendMessage, far below what this size costs to matter. The cost figures
- * of `npm run bench` use it.
- */
-export const RECEIVER_MEMORY_MB = 512;
-
 /** Where the receiver's keys are: one secret, or one per named endpoint. */
 export type ReceiverKeys =
   | { readonly secret: secretsmanager.ISecret }
@@ -44,7 +36,7 @@ export function createReceiverFunction(
   const directory = 'secret' in keys ? undefined : keys.directory;
   const fn = createFunction(scope, 'Receiver', settings, {
     entry: 'lambda/receiver/index.ts',
-    memorySize: RECEIVER_MEMORY_MB,
+    memorySize: settings.receiverMemorySize,
     // A warm call takes milliseconds. The receiver gives a key load and a send 5 s each before it
     // answers 503 with Retry-After; 15 s lets those deadlines end first (a Lambda timeout would
     // reach the sender as an unexplained 502) and still ends before API Gateway's 29 s limit.

@@ -4,6 +4,7 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { LOCAL_KEY_VARIABLE } from '../contract/endpoints.js';
 import {
   type AcceptedKeys,
   acceptedKeysFrom,
@@ -255,13 +256,16 @@ function absentWhenNotFound(error: unknown): undefined {
   throw error;
 }
 
+/** The stage of the one key of {@link staticKeySource}: the variable it comes from. */
+export const STATIC_KEY_STAGE = LOCAL_KEY_VARIABLE;
+
 /**
  * A fixed key from `WEBHOOK_SECRET`, for local runs: no rotation, nothing to reload.
  *
  * @param key - the key; surrounding whitespace is trimmed like a Secrets Manager value
  */
 export function staticKeySource(key: string): DeadlineKeySource {
-  const keys: AcceptedKeys = { keys: [key.trim()], labels: ['WEBHOOK_SECRET'] };
+  const keys: AcceptedKeys = { keys: [key.trim()], labels: [STATIC_KEY_STAGE] };
   return {
     current: () => Promise.resolve(keys),
     refreshAfterMismatch: () => Promise.resolve({ kind: 'unchanged' }),

@@ -2,6 +2,7 @@ import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SkippedVersion } from './decision/key-set.js';
 import type { KeyLoadError, ReceiveOutcome } from './decision/receive.js';
+import { STATIC_KEY_STAGE } from './key-ring.js';
 import { METRIC_NAMES } from './metric-names.js';
 import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
@@ -99,7 +100,9 @@ export function recordOutcome(
     case 'queued':
       pending.received += 1;
       pending.forwarded += 1;
-      if (logLevel <= LogLevelThreshold.INFO) writeLine('INFO', 'Webhook queued', outcome, call);
+      // No message ("Webhook queued") and no status (200): `outcome: queued` says both. Queued
+      // calls are nearly every line, and CloudWatch Logs bills each byte; rejections keep both.
+      if (logLevel <= LogLevelThreshold.INFO) writeLine('INFO', undefined, outcome, call);
       return;
     case 'ignored':
       pending.received += 1;
@@ -172,7 +175,7 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
   const { details } = outcome;
   return {
     outcome: outcome.kind,
-    status: outcome.status,
+    ...(outcome.kind === 'queued' ? {} : { status: outcome.status }),
     ...('reason' in outcome ? { reason: outcome.reason } : {}),
     ...(call.apiRequestId === undefined ? {} : { api_request_id: call.apiRequestId }),
     ...endpointField(call.endpoint),
@@ -180,7 +183,7 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
     ...(details.timestampAgeSeconds === undefined
       ? {}
       : { timestamp_age_seconds: details.timestampAgeSeconds }),
-    ...(details.keyStage === undefined || details.keyStage === USUAL_KEY_STAGE
+    ...(details.keyStage === undefined || USUAL_KEY_STAGES.has(details.keyStage)
       ? {}
       : { key_stage: details.keyStage }),
     ...(details.signedForm === undefined || details.signedForm === 'as_sent'
@@ -191,17 +194,24 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
   };
 }
 
-// The stage that verifies nearly every call: logged only when another one matched.
-const USUAL_KEY_STAGE = 'AWSCURRENT';
+// The stage that verifies nearly every call (a local run's only key, the other): logged only when
+// another one matched.
+const USUAL_KEY_STAGES: ReadonlySet<string> = new Set(['AWSCURRENT', STATIC_KEY_STAGE]);
 
-/** Writes one decision line: `level` and `message` as Powertools writes them, then the fields. */
+/**
+ * Writes one decision line: `level` and `message` (when there is one) as Powertools writes them,
+ * then the fields.
+ */
 function writeLine(
   level: 'INFO' | 'WARN',
-  message: string,
+  message: string | undefined,
   outcome: ReceiveOutcome,
   call: CallContext,
 ): void {
-  const line = JSON.stringify({ level, message, ...decisionFields(outcome, call) });
+  const fields = decisionFields(outcome, call);
+  const line = JSON.stringify(
+    message === undefined ? { level, ...fields } : { level, message, ...fields },
+  );
   // Warnings go to stderr, as Powertools writes them; Lambda sends both streams to CloudWatch.
   (level === 'INFO' ? process.stdout : process.stderr).write(`${line}\n`);
 }

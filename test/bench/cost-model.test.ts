@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type CostInputs,
   costPerMillionLine,
+  costPerMillionWithIdempotencyLine,
   estimateBilledDurationMs,
   estimateCostPerMillion,
   estimateEndpointMonthlyCost,
@@ -204,6 +205,14 @@ describe('Function: idempotencyPerMillionLine', () => {
 describe('Function: costPerMillionLine', () => {
   it('prints the line checks read, with two decimals', () => {
     expect(costPerMillionLine('function-url', 0.9049)).toBe('cost per million function-url: $0.90');
+  });
+});
+
+describe('Function: costPerMillionWithIdempotencyLine', () => {
+  it('prints the default stack line checks read, with two decimals', () => {
+    expect(costPerMillionWithIdempotencyLine('http-api', 2.514)).toBe(
+      'cost per million http-api with idempotency: $2.51',
+    );
   });
 });
 

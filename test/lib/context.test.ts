@@ -53,6 +53,8 @@ describe('Function: readReceiverContext', () => {
       hostedZoneName: 'example.com',
       disableDefaultEndpoint: 'false',
       allowedSourceIps: '203.0.113.0/24, 2001:db8::/32',
+      receiverMemorySize: '256',
+      systemLogLevel: 'INFO',
     });
 
     // Assess
@@ -80,6 +82,8 @@ describe('Function: readReceiverContext', () => {
         hostedZoneName: 'example.com',
         disableDefaultEndpoint: false,
         allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
+        receiverMemorySize: 256,
+        systemLogLevel: 'INFO',
       },
     });
   });
@@ -206,6 +210,12 @@ describe('Function: readReceiverContext', () => {
       'allowedSourceIps',
       { cidr: '203.0.113.0/24' },
       /context allowedSourceIps must be a comma-separated list/,
+    ],
+    ['receiverMemorySize', '1GB', /context receiverMemorySize must be a number/],
+    [
+      'systemLogLevel',
+      'ERROR',
+      /context systemLogLevel must be one of INFO, DEBUG, WARN, got "ERROR"/,
     ],
     ['stackName', 'my_stack', /context stackName "my_stack" is not a CloudFormation stack name/],
     ['stackName', '1stack', /not a CloudFormation stack name/],

@@ -2,6 +2,7 @@ import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -72,6 +73,9 @@ describe('Class: WebhookReceiver', () => {
       signatureRejectionAlarmThreshold: 25,
       messageAgeAlarmThreshold: Duration.minutes(30),
       apiGatewayCloudWatchRole: false,
+      receiverMemorySize: 1024,
+      secretCacheSeconds: 600,
+      systemLogLevel: SystemLogLevel.INFO,
     }));
     withoutConsumer = synthesize(() => ({}));
     existing = synthesize((stack) => ({
@@ -95,9 +99,14 @@ describe('Class: WebhookReceiver', () => {
         Handler: 'index.handler',
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
-        MemorySize: 512,
+        MemorySize: 192,
         Timeout: 15,
-        LoggingConfig: { LogGroup: { Ref: id(logGroup) } },
+        // JSON, so that Lambda drops its own START/END/REPORT lines below WARN.
+        LoggingConfig: {
+          LogGroup: { Ref: id(logGroup) },
+          LogFormat: 'JSON',
+          SystemLogLevel: 'WARN',
+        },
       });
       template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     });
@@ -109,11 +118,12 @@ describe('Class: WebhookReceiver', () => {
       // Assess
       template.hasResourceProperties('AWS::Lambda::Function', {
         Handler: 'index.handler',
-        MemorySize: 512,
+        MemorySize: 192,
         Environment: {
           Variables: {
             SECRET_ID: { Ref: id(receiver.secret) },
             QUEUE_URL: { Ref: id(receiver.queue) },
+            SECRET_CACHE_SECONDS: '3600',
             SIGNATURE_TOLERANCE_SECONDS: '300',
             PREVIOUS_KEY_GRACE_SECONDS: '86400',
             FORWARD_EVENTS: 'event_booked',
@@ -135,8 +145,11 @@ describe('Class: WebhookReceiver', () => {
             FORWARD_EVENTS: '*',
             POWERTOOLS_SERVICE_NAME: 'bookings-receiver',
             SECRET_JSON_FIELD: 'webhook_secret',
+            SECRET_CACHE_SECONDS: '600',
           }),
         },
+        MemorySize: 1024,
+        LoggingConfig: Match.objectLike({ LogFormat: 'JSON', SystemLogLevel: 'INFO' }),
       });
       fifo.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
     });
@@ -384,6 +397,7 @@ describe('Class: WebhookReceiver', () => {
         Architectures: ['arm64'],
         MemorySize: 256,
         Timeout: 30,
+        LoggingConfig: Match.objectLike({ LogFormat: 'JSON', SystemLogLevel: 'WARN' }),
         Environment: {
           Variables: {
             POWERTOOLS_SERVICE_NAME: Match.stringLikeRegexp(
@@ -827,6 +841,20 @@ describe('Class: WebhookReceiver', () => {
       ['an empty secretJsonField', { secretJsonField: ' ' }, /secretJsonField/],
       ['a batch of 11 on a FIFO queue', { fifo: true, consumerBatchSize: 11 }, /from 1 to 10/],
       ['a reserved concurrency of 0', { reservedConcurrency: 0 }, /reservedConcurrency/],
+      ["a receiver memory below Lambda's 128 MB", { receiverMemorySize: 64 }, /receiverMemorySize/],
+      [
+        'receiverMemorySize beside receiverFunctionProps.memorySize',
+        { receiverMemorySize: 256, receiverFunctionProps: { memorySize: 512 } },
+        /receiverMemorySize cannot be used with receiverFunctionProps.memorySize/,
+      ],
+      [
+        'systemLogLevel beside receiverFunctionProps.loggingFormat',
+        {
+          systemLogLevel: SystemLogLevel.INFO,
+          receiverFunctionProps: { loggingFormat: LoggingFormat.TEXT },
+        },
+        /systemLogLevel cannot be used with receiverFunctionProps.loggingFormat/,
+      ],
       [
         'a batching window on a FIFO queue',
         { fifo: true, consumerMaxBatchingWindow: Duration.seconds(5) },

@@ -75,7 +75,7 @@ export function readWrittenLines(text: string): WrittenLines {
     } else if ('_aws' in record) {
       metrics.push(record);
       problems.push(...unexpectedKeys(record, new Set([...EMF_KEYS, ...declaredMetrics(record)])));
-    } else if ('level' in record && 'message' in record) {
+    } else if ('level' in record) {
       logs.push(record);
       problems.push(...unexpectedKeys(record, RECEIVER_LOG_KEYS));
     } else {

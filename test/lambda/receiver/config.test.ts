@@ -24,7 +24,7 @@ describe('Function: loadConfig', () => {
       queueUrl: QUEUE_URL,
       toleranceSeconds: 300,
       previousKeyGraceSeconds: 86_400,
-      secretCacheSeconds: 300,
+      secretCacheSeconds: 3600,
       forwardEvents: new Set(['event_booked']),
       maxBodyBytes: 262_144,
       serviceName: 'webhook-receiver',
