@@ -14,3 +14,9 @@ export const METRIC_NAMES = {
   keyLoadFailure: 'KeyLoadFailure',
   queueSendFailure: 'QueueSendFailure',
 } as const;
+
+/**
+ * Dimension of the per-endpoint counts (`WebhookForwarded`, `WebhookIgnored`, `WebhookRejected`)
+ * a receiver serving named endpoints publishes beside its totals; its value is the endpoint name.
+ */
+export const ENDPOINT_DIMENSION = 'endpoint';
