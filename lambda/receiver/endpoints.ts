@@ -10,6 +10,7 @@ import {
 } from './key-ring.js';
 import {
   type Observability,
+  recordKeyLoaded,
   recordKeyLoadFailure,
   recordSkippedKeyVersion,
 } from './observability.js';
@@ -131,5 +132,6 @@ function keyRingFor(
     now,
     onLoadFailure: (error, usingStaleKeys) =>
       recordKeyLoadFailure(observability, error, usingStaleKeys, endpoint),
+    onLoaded: () => recordKeyLoaded(observability),
   });
 }

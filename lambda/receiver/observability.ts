@@ -45,8 +45,8 @@ export interface PendingMetrics {
 
 /** The outcomes of one endpoint's calls since its last publication. */
 export interface EndpointCounts {
-  forwarded: number;
-  ignored: number;
+  /** Queued or ignored: calls whose signature verified. */
+  verified: number;
   rejected: number;
   /** Epoch milliseconds of this endpoint's last publication; -Infinity before the first. */
   publishedAt: number;
@@ -169,13 +169,14 @@ export function publishMetrics({ metrics, pending }: Observability, nowMs: numbe
   // An endpoint's first call after a quiet minute is published at once, like the receiver's: a
   // count held back and then lost with its environment would raise that endpoint's silence alarm.
   const endpointDue = [...pending.endpoints.values()].some(
-    (counts) => due(counts.publishedAt) && counts.forwarded + counts.ignored + counts.rejected > 0,
+    (counts) => due(counts.publishedAt) && counts.verified + counts.rejected > 0,
   );
   if (!pending.stored && !endpointDue && !due(pending.publishedAt)) return;
   const counts = [
     [METRIC_NAMES.received, pending.received],
     [METRIC_NAMES.forwarded, pending.forwarded],
     [METRIC_NAMES.ignored, pending.ignored],
+    [METRIC_NAMES.verified, pending.forwarded + pending.ignored],
   ] as const;
   for (const [name, count] of counts) {
     if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
@@ -195,18 +196,17 @@ function countForEndpoint(
 ): void {
   let counts = pending.endpoints.get(endpoint);
   if (counts === undefined) {
-    counts = { forwarded: 0, ignored: 0, rejected: 0, publishedAt: Number.NEGATIVE_INFINITY };
+    counts = { verified: 0, rejected: 0, publishedAt: Number.NEGATIVE_INFINITY };
     pending.endpoints.set(endpoint, counts);
   }
-  if (kind === 'queued') counts.forwarded += 1;
-  else if (kind === 'ignored') counts.ignored += 1;
-  else counts.rejected += 1;
+  if (kind === 'rejected') counts.rejected += 1;
+  else counts.verified += 1;
 }
 
 /**
- * One EMF blob per endpoint with calls: its outcome counts under the dimensions `service` and
- * `endpoint`. The totals under `service` alone are published as before, so the alarms on them
- * are unchanged and two endpoints never split them.
+ * One EMF blob per endpoint with calls: its verified and rejected counts under the dimensions
+ * `service` and `endpoint` (two custom metrics per endpoint: each costs a monthly fee). The
+ * totals under `service` alone are published as before, so the alarms on them are unchanged.
  */
 function publishEndpointCounts(
   metrics: Metrics,
@@ -215,8 +215,7 @@ function publishEndpointCounts(
 ): void {
   for (const [endpoint, counts] of endpoints) {
     const values = [
-      [METRIC_NAMES.forwarded, counts.forwarded],
-      [METRIC_NAMES.ignored, counts.ignored],
+      [METRIC_NAMES.verified, counts.verified],
       [METRIC_NAMES.rejected, counts.rejected],
     ] as const;
     if (values.every(([, count]) => count === 0)) continue;
@@ -225,7 +224,7 @@ function publishEndpointCounts(
       if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
     }
     metrics.publishStoredMetrics();
-    Object.assign(counts, { forwarded: 0, ignored: 0, rejected: 0, publishedAt: nowMs });
+    Object.assign(counts, { verified: 0, rejected: 0, publishedAt: nowMs });
   }
 }
 
@@ -296,6 +295,16 @@ export function recordKeyLoadFailure(
       : 'Loading the signing keys failed; answering 503',
     { ...endpointField(endpoint), error, using_stale_keys: usingStaleKeys },
   );
+}
+
+/**
+ * Counts a successful key load, published with this call's metrics: beside `KeyLoadFailure` it
+ * shows how often the receiver reads Secrets Manager (a cost) and that loads recover.
+ *
+ * @param observability - metrics
+ */
+export function recordKeyLoaded(observability: Observability): void {
+  storeCount(observability, METRIC_NAMES.keyLoaded);
 }
 
 /**

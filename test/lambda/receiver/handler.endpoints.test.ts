@@ -172,18 +172,18 @@ describe.each(FRONT_DOORS)(
       const values = output.metricValues();
       const perEndpoint = values.filter(({ dimensions }) => 'endpoint' in dimensions);
       expect(perEndpoint).toEqual([
-        { name: 'WebhookForwarded', value: 1, dimensions: { ...service, endpoint: 'eu' } },
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'eu' } },
         { name: 'WebhookRejected', value: 1, dimensions: { ...service, endpoint: 'us' } },
-        { name: 'WebhookForwarded', value: 1, dimensions: { ...service, endpoint: 'eu' } },
-        { name: 'WebhookForwarded', value: 1, dimensions: { ...service, endpoint: 'us' } },
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'eu' } },
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'us' } },
       ]);
-      expect(values.slice(withinTheMinute).map(({ name }) => name)).toContain('WebhookForwarded');
-      const totalForwarded = values
-        .filter(
-          ({ name, dimensions }) => name === 'WebhookForwarded' && !('endpoint' in dimensions),
-        )
-        .reduce((sum, { value }) => sum + Number(value), 0);
-      expect(totalForwarded).toBe(3);
+      expect(values.slice(withinTheMinute).map(({ name }) => name)).toContain('WebhookVerified');
+      const total = (metric: string) =>
+        values
+          .filter(({ name, dimensions }) => name === metric && !('endpoint' in dimensions))
+          .reduce((sum, { value }) => sum + Number(value), 0);
+      expect(total('WebhookForwarded')).toBe(3);
+      expect(total('WebhookVerified')).toBe(3);
       expectCleanOutput();
     });
 
