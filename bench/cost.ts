@@ -1,5 +1,5 @@
 import { App, Stack } from 'aws-cdk-lib';
-import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
+import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
 import { HTTP_API_ACCESS_LOG_FORMAT } from '../lib/ingress/http-api.js';
 import { REST_API_ACCESS_LOG_FORMAT } from '../lib/ingress/rest-api.js';
 import { CONSUMER_BATCH_SIZE } from '../lib/queue-settings.js';
@@ -120,7 +120,7 @@ export function queuedCallCostInputs(
       CONSUMER_BILLED_MS_PER_BATCH + (idempotency ? CONSUMER_IDEMPOTENCY_MS_PER_BATCH : 0),
     consumerMemoryMb: CONSUMER_MEMORY_MB,
     warmEnvironments: WARM_ENVIRONMENTS,
-    secretCacheSeconds: CONFIG_DEFAULTS.SECRET_CACHE_SECONDS,
+    secretCacheSeconds: RECEIVER_SETTINGS.secretCacheSeconds.default,
     secretCallsPerRefresh: SECRET_CALLS_PER_REFRESH,
     daysPerMonth: 30,
     // Measured in this run, as CloudWatch Logs meters them (the logs section's figure).
@@ -211,7 +211,7 @@ export const costSection: BenchSection = {
         `SQS: the receiver's SendMessage per call, and per consumer batch of ${CONSUMER_BATCH_SIZE} (the construct's consumerBatchSize) one ReceiveMessage and one DeleteMessageBatch. At a steady 0.4 calls per second the 1 s batching window fills batches of about 1: priced with batches of 1, http-api costs ${usd(oneByOne.totalUsd)}. The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included. With a FIFO queue, http-api costs ${usd(fifo.totalUsd)}.`,
         `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured: ${CONSUMER_BILLED_MS_PER_BATCH} ms of work, + ${IDEMPOTENCY_WRITE_REQUESTS.processed} DynamoDB writes of ${DYNAMODB_ROUND_TRIP_MS} ms each, the records of a batch in parallel).`,
         `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, in the second total above (not in the first, nor in the cost per million lines); each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
-        `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${CONFIG_DEFAULTS.SECRET_CACHE_SECONDS} s) with ${SECRET_CALLS_PER_REFRESH} calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
+        `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${RECEIVER_SETTINGS.secretCacheSeconds.default} s) with ${SECRET_CALLS_PER_REFRESH} calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
         'Not included: free tiers (all would lower the figures), data transfer, X-Ray (tracing is off by default), a WAF web ACL (rest-api with webAclArn). SQS-managed encryption is free.',
         `Prices (${PRICES.region}, read ${PRICES.date}): ${[...new Set(Object.values(PRICE_SOURCES))].join(', ')}.`,
       ],

@@ -18,15 +18,15 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
+import { wholeCountOption } from '../devkit/cli-options.js';
 import {
   DEFAULT_LOCAL_SQS_PORT,
   DLQ_NAME,
   localQueueUrl,
+  portFrom,
   QUEUE_NAME,
-} from '../local/local-queues.js';
-import { isLoopbackUrl, sqsClientFor } from '../local/sqs-client.js';
-import { portFrom } from '../local/start-config.js';
+} from '../devkit/local-run.js';
+import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -34,7 +34,9 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
+} from '../devkit/tool-io.js';
+import { DEFAULT_STACK_NAME, STACK_OUTPUTS } from '../lambda/contract/endpoints.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
 
 /** Seconds a message received for moving stays hidden: an interrupted run's are back this soon. */
 export const RECEIVE_VISIBILITY_SECONDS = 60;
@@ -44,9 +46,10 @@ const USAGE = `Usage: npm run redrive -- [--stack NAME] [--max N] [--dry-run]
 Moves the messages of the dead-letter queue (bookings the consumer failed on 5 times) back to
 the queue the consumer reads, once the cause is fixed. Ends with "moved <n> messages".
 
-  --stack NAME   a deployed stack: its QueueUrl and DeadLetterQueueUrl outputs, read through
-                 CloudFormation (normal AWS credentials and region apply); default: the local
-                 queues of npm start (http://127.0.0.1:$LOCAL_SQS_PORT, port default 9324)
+  --stack NAME   a deployed stack (cdk deploy names it ${DEFAULT_STACK_NAME}): its ${STACK_OUTPUTS.queueUrl} and
+                 ${STACK_OUTPUTS.deadLetterQueueUrl} outputs, read through CloudFormation (normal AWS
+                 credentials and region apply); default: the local queues of npm start
+                 (http://127.0.0.1:$LOCAL_SQS_PORT, port default ${DEFAULT_LOCAL_SQS_PORT})
   --max N        move at most N messages (by receive, send and delete, also on a standard queue:
                  SQS's move task cannot be told a count)
   --dry-run      show how many messages would move, and where, and move none
@@ -357,11 +360,13 @@ async function queuesOf(stack: string | undefined, env: NodeJS.ProcessEnv): Prom
     const described = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
     const outputs = described.Stacks?.[0]?.Outputs ?? [];
     const output = (key: string) => outputs.find(({ OutputKey }) => OutputKey === key)?.OutputValue;
-    const sourceUrl = output('QueueUrl');
-    const deadLetterUrl = output('DeadLetterQueueUrl');
+    const sourceUrl = output(STACK_OUTPUTS.queueUrl);
+    const deadLetterUrl = output(STACK_OUTPUTS.deadLetterQueueUrl);
     if (sourceUrl === undefined || deadLetterUrl === undefined) {
+      const missing =
+        sourceUrl === undefined ? STACK_OUTPUTS.queueUrl : STACK_OUTPUTS.deadLetterQueueUrl;
       throw new RedriveError(
-        `stack ${stack} has no ${sourceUrl === undefined ? 'QueueUrl' : 'DeadLetterQueueUrl'} output: it is not a receiver stack, or its queue is an existing one whose dead-letter queue is yours to redrive`,
+        `stack ${stack} has no ${missing} output: it is not a receiver stack, or its queue is an existing one whose dead-letter queue is yours to redrive`,
       );
     }
     return { sourceUrl, deadLetterUrl };
@@ -381,10 +386,7 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ToolOpti
   if (values.stack !== undefined && values.stack.trim() === '') {
     throw new UsageError('--stack needs the name of a deployed stack');
   }
-  const max = values.max;
-  if (max !== undefined && !/^[1-9][0-9]{0,8}$/.test(max)) {
-    throw new UsageError(`--max must be a whole number of messages from 1, got '${max}'`);
-  }
+  const max = wholeCountOption('--max', values.max, 'messages');
   // Read now, so a bad LOCAL_SQS_PORT is a usage error rather than a failure.
   if (values.stack === undefined) portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT);
   return {

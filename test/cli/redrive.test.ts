@@ -9,12 +9,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolIo } from '../../cli/lib/tool-io.js';
 import { main, type RedriveOptions, redrive } from '../../cli/redrive.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
+import type { ToolIo } from '../../devkit/tool-io.js';
 import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
-import { sqsClientFor } from '../../local/sqs-client.js';
+import { runTool } from '../devkit/run-tool.js';
 import { type LocalSqs, useLocalSqs } from '../support/local-sqs.js';
-import { runTool } from './lib/run-tool.js';
 
 const MESSAGES = 25;
 const OPTIONS: RedriveOptions = { dryRun: false, pollMs: 100 };

@@ -1,10 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBookingPayload } from '../../devkit/booking-payload.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { signPayload } from '../../lambda/core/index.js';
-import { buildBookingPayload } from '../../local/booking-payload.js';
 import type { LocalReceiver } from '../../local/local-receiver.js';
-import { sqsClientFor } from '../../local/sqs-client.js';
 import { captureOutput } from '../support/capture-output.js';
 import { startLocalReceiverInProcess } from '../support/local-receiver.js';
 import { makeScratchDir } from '../support/scratch-dir.js';
