@@ -19,6 +19,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { wholeCountOption } from '../devkit/cli-options.js';
+import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
 import {
   DEFAULT_LOCAL_SQS_PORT,
   DLQ_NAME,
@@ -26,6 +27,7 @@ import {
   portFrom,
   QUEUE_NAME,
 } from '../devkit/local-run.js';
+import { withTimeout } from '../devkit/network.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
@@ -36,7 +38,6 @@ import {
   UsageError,
 } from '../devkit/tool-io.js';
 import { DEFAULT_STACK_NAME, STACK_OUTPUTS } from '../lambda/contract/endpoints.js';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
 
 /** Seconds a message received for moving stays hidden: an interrupted run's are back this soon. */
 export const RECEIVE_VISIBILITY_SECONDS = 60;
@@ -63,8 +64,8 @@ interrupted run loses nothing: a message received but not sent reappears in the 
 queue within ${RECEIVE_VISIBILITY_SECONDS} seconds, one sent but not yet deleted is in both queues, and the consumer's
 idempotency (or the FIFO queue's deduplication) processes it once.
 
-Exit status: 0 done, 1 the queues could not be read or not every message moved (interrupted,
-refused), 2 usage error.`;
+${EXIT_STATUS_USAGE}
+A redrive that did not move every message (interrupted, a failed send) exits 1.`;
 
 /** The two queues of a redrive. */
 export interface RedriveQueues {
@@ -89,16 +90,21 @@ export interface RedriveResult {
   readonly complete: boolean;
 }
 
-/** A redrive that could not start or could not go on: the message says why, in one line. */
-export class RedriveError extends WebhookReceiverError {}
+/** A redrive that could not start or could not go on (exit 1): the message says why, in one line. */
+export class RedriveError extends ToolError {
+  /** @param message - what SQS or CloudFormation refused, in one line */
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super(message, EXIT_STATUS.refused, options);
+  }
+}
 
 interface ToolOptions extends RedriveOptions {
   readonly stack: string | undefined;
 }
 
 /**
- * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 the queues
- * could not be read or not every message moved, 2 usage error).
+ * Runs the tool with command-line `args`; resolves with the exit status (`EXIT_STATUS`: 1 also
+ * when not every message moved).
  *
  * @param args - arguments after `--`
  * @param io - streams, environment and working directory
@@ -115,17 +121,17 @@ export function main(
     () => parseOptions(args, io.env),
     async (options) => {
       try {
-        const queues = await queuesOf(options.stack, io.env);
+        const queues = await queuesOf(options.stack, io);
         const client = sqsClientFor(queues.sourceUrl, io.env);
         try {
           const result = await redrive(client, queues, options, io, stop);
-          return result.complete ? 0 : 1;
+          return result.complete ? EXIT_STATUS.ok : EXIT_STATUS.refused;
         } finally {
           client.destroy();
         }
       } catch (error) {
-        io.err(describeFailure(error, options.stack));
-        return 1;
+        if (error instanceof ToolError) throw error;
+        throw new RedriveError(describeFailure(error, options.stack), { cause: error });
       }
     },
   );
@@ -150,10 +156,15 @@ export async function redrive(
   io: ToolIo,
   stop: AbortSignal,
 ): Promise<RedriveResult> {
+  const sqs: Sqs = {
+    client,
+    call: (queueUrl, call, waitMs = 0) =>
+      withTimeout(queueUrl, waitMs + io.networkTimeoutMs, call, { refusedHint: REFUSED_HINT }),
+  };
   const fifo = queues.deadLetterUrl.endsWith('.fifo');
   const byMessage = fifo || options.max !== undefined;
   if (options.dryRun) {
-    const waiting = await visibleMessages(client, queues.deadLetterUrl);
+    const waiting = await visibleMessages(sqs, queues.deadLetterUrl);
     const count = options.max === undefined ? waiting : Math.min(waiting, options.max);
     io.err(
       `${queues.deadLetterUrl} holds about ${waiting} messages; they would move to ${queues.sourceUrl} ${byMessage ? 'message by message (receive, send, delete)' : 'by an SQS message move task'}`,
@@ -162,26 +173,47 @@ export async function redrive(
     return { moved: 0, complete: true };
   }
   const result = byMessage
-    ? await moveByMessage(client, queues, fifo, options.max, io, stop)
-    : await moveByTask(client, queues, options.pollMs, io, stop);
+    ? await moveByMessage(sqs, queues, fifo, options.max, io, stop)
+    : await moveByTask(sqs, queues, options.pollMs, io, stop);
   io.out(`moved ${result.moved} messages`);
   return result;
 }
 
+/** What a call to the local queue that finds nothing listening should say. */
+const REFUSED_HINT = 'start the local receiver with npm start, or pass --stack';
+
+/** An SQS client and the tools' network timeout around each of its calls. */
+interface Sqs {
+  readonly client: SQSClient;
+  /**
+   * One call within the tools' timeout (plus `waitMs` of long polling); a connection failure or
+   * no answer is a `NetworkError` (exit 4). In-flight calls are not cut short by Ctrl-C: the
+   * redrive checks `stop` between steps, so a send is never left half-known.
+   */
+  readonly call: <T>(
+    queueUrl: string,
+    call: (abortSignal: AbortSignal) => Promise<T>,
+    waitMs?: number,
+  ) => Promise<T>;
+}
+
 /** Standard queue: SQS moves the messages; the tool starts the task and reports its status. */
 async function moveByTask(
-  client: SQSClient,
+  sqs: Sqs,
   queues: RedriveQueues,
   pollMs: number,
   io: ToolIo,
   stop: AbortSignal,
 ): Promise<RedriveResult> {
   const [sourceArn, deadLetterArn] = await Promise.all([
-    queueArn(client, queues.sourceUrl),
-    queueArn(client, queues.deadLetterUrl),
+    queueArn(sqs, queues.sourceUrl),
+    queueArn(sqs, queues.deadLetterUrl),
   ]);
-  const { TaskHandle } = await client.send(
-    new StartMessageMoveTaskCommand({ SourceArn: deadLetterArn, DestinationArn: sourceArn }),
+  const { TaskHandle } = await sqs.call(queues.deadLetterUrl, (abortSignal) =>
+    sqs.client.send(
+      new StartMessageMoveTaskCommand({ SourceArn: deadLetterArn, DestinationArn: sourceArn }),
+      { abortSignal },
+    ),
   );
   io.err(`SQS message move task started: ${queues.deadLetterUrl} -> ${queues.sourceUrl}`);
   let cancelled = false;
@@ -190,12 +222,17 @@ async function moveByTask(
     if (stop.aborted && !cancelled && TaskHandle !== undefined) {
       cancelled = true;
       io.err('interrupted: cancelling the move task; what moved stays moved');
-      await client
-        .send(new CancelMessageMoveTaskCommand({ TaskHandle }))
+      await sqs
+        .call(queues.deadLetterUrl, (abortSignal) =>
+          sqs.client.send(new CancelMessageMoveTaskCommand({ TaskHandle }), { abortSignal }),
+        )
         .catch((error: Error) => io.err(`could not cancel the task: ${error.message}`));
     }
-    const { Results } = await client.send(
-      new ListMessageMoveTasksCommand({ SourceArn: deadLetterArn, MaxResults: 1 }),
+    const { Results } = await sqs.call(queues.deadLetterUrl, (abortSignal) =>
+      sqs.client.send(
+        new ListMessageMoveTasksCommand({ SourceArn: deadLetterArn, MaxResults: 1 }),
+        { abortSignal },
+      ),
     );
     const task = Results?.[0];
     const moved = task?.ApproximateNumberOfMessagesMoved ?? 0;
@@ -225,7 +262,7 @@ async function moveByTask(
  * hands the messages not yet sent back to the dead-letter queue.
  */
 async function moveByMessage(
-  client: SQSClient,
+  sqs: Sqs,
   queues: RedriveQueues,
   fifo: boolean,
   max: number | undefined,
@@ -236,37 +273,51 @@ async function moveByMessage(
   const waitTimeSeconds = isLoopbackUrl(queues.deadLetterUrl) ? 0 : 1;
   while (max === undefined || moved < max) {
     if (stop.aborted) return interrupted(moved, io);
-    const { Messages = [] } = await client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queues.deadLetterUrl,
-        MaxNumberOfMessages: Math.min(10, max === undefined ? 10 : max - moved),
-        WaitTimeSeconds: waitTimeSeconds,
-        VisibilityTimeout: RECEIVE_VISIBILITY_SECONDS,
-        MessageAttributeNames: ['All'],
-        MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId'],
-        // The embedded queue returns system attributes for this older name only.
-        AttributeNames: ['All'],
-      }),
+    const { Messages = [] } = await sqs.call(
+      queues.deadLetterUrl,
+      (abortSignal) =>
+        sqs.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queues.deadLetterUrl,
+            MaxNumberOfMessages: Math.min(10, max === undefined ? 10 : max - moved),
+            WaitTimeSeconds: waitTimeSeconds,
+            VisibilityTimeout: RECEIVE_VISIBILITY_SECONDS,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId'],
+            // The embedded queue returns system attributes for this older name only.
+            AttributeNames: ['All'],
+          }),
+          { abortSignal },
+        ),
+      waitTimeSeconds * 1000,
     );
     if (Messages.length === 0) return { moved, complete: true };
     for (const [index, message] of Messages.entries()) {
       if (stop.aborted) {
-        await release(client, queues.deadLetterUrl, Messages.slice(index));
+        await release(sqs, queues.deadLetterUrl, Messages.slice(index));
         return interrupted(moved, io);
       }
       try {
-        await client.send(new SendMessageCommand(sendInput(queues.sourceUrl, message, fifo)));
+        await sqs.call(queues.sourceUrl, (abortSignal) =>
+          sqs.client.send(new SendMessageCommand(sendInput(queues.sourceUrl, message, fifo)), {
+            abortSignal,
+          }),
+        );
       } catch (error) {
-        await release(client, queues.deadLetterUrl, Messages.slice(index));
+        await release(sqs, queues.deadLetterUrl, Messages.slice(index));
         throw new RedriveError(
           `sending message ${message.MessageId} back failed after ${moved} moved (it stays in the dead-letter queue): ${(error as Error).message}`,
+          { cause: error },
         );
       }
-      await client.send(
-        new DeleteMessageCommand({
-          QueueUrl: queues.deadLetterUrl,
-          ReceiptHandle: message.ReceiptHandle,
-        }),
+      await sqs.call(queues.deadLetterUrl, (abortSignal) =>
+        sqs.client.send(
+          new DeleteMessageCommand({
+            QueueUrl: queues.deadLetterUrl,
+            ReceiptHandle: message.ReceiptHandle,
+          }),
+          { abortSignal },
+        ),
       );
       moved += 1;
       if (moved % PROGRESS_EVERY === 0) io.err(`moving: ${moved} so far`);
@@ -307,37 +358,46 @@ function sendInput(queueUrl: string, message: Message, fifo: boolean) {
 }
 
 /** Makes received messages visible again at once, best effort (else they are in 60 s). */
-async function release(client: SQSClient, queueUrl: string, messages: Message[]): Promise<void> {
+async function release(sqs: Sqs, queueUrl: string, messages: Message[]): Promise<void> {
   if (messages.length === 0) return;
-  await client
-    .send(
-      new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: messages.map((message, index) => ({
-          Id: String(index),
-          ReceiptHandle: message.ReceiptHandle,
-          VisibilityTimeout: 0,
-        })),
-      }),
+  await sqs
+    .call(queueUrl, (abortSignal) =>
+      sqs.client.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: messages.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle,
+            VisibilityTimeout: 0,
+          })),
+        }),
+        { abortSignal },
+      ),
     )
     .catch(() => undefined);
 }
 
-async function queueArn(client: SQSClient, queueUrl: string): Promise<string> {
-  const { Attributes } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+async function queueArn(sqs: Sqs, queueUrl: string): Promise<string> {
+  const { Attributes } = await sqs.call(queueUrl, (abortSignal) =>
+    sqs.client.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+      { abortSignal },
+    ),
   );
   const arn = Attributes?.QueueArn;
   if (arn === undefined) throw new RedriveError(`no QueueArn for ${queueUrl}`);
   return arn;
 }
 
-async function visibleMessages(client: SQSClient, queueUrl: string): Promise<number> {
-  const { Attributes } = await client.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages'],
-    }),
+async function visibleMessages(sqs: Sqs, queueUrl: string): Promise<number> {
+  const { Attributes } = await sqs.call(queueUrl, (abortSignal) =>
+    sqs.client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages'],
+      }),
+      { abortSignal },
+    ),
   );
   return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
 }
@@ -347,9 +407,9 @@ async function visibleMessages(client: SQSClient, queueUrl: string): Promise<num
  *
  * @throws {RedriveError} when the stack has no dead-letter queue output
  */
-async function queuesOf(stack: string | undefined, env: NodeJS.ProcessEnv): Promise<RedriveQueues> {
+async function queuesOf(stack: string | undefined, io: ToolIo): Promise<RedriveQueues> {
   if (stack === undefined) {
-    const port = portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT);
+    const port = portFrom(io.env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT);
     return {
       sourceUrl: localQueueUrl(port, QUEUE_NAME),
       deadLetterUrl: localQueueUrl(port, DLQ_NAME),
@@ -357,7 +417,9 @@ async function queuesOf(stack: string | undefined, env: NodeJS.ProcessEnv): Prom
   }
   const cloudFormation = new CloudFormationClient({});
   try {
-    const described = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
+    const described = await withTimeout('CloudFormation', io.networkTimeoutMs, (abortSignal) =>
+      cloudFormation.send(new DescribeStacksCommand({ StackName: stack }), { abortSignal }),
+    );
     const outputs = described.Stacks?.[0]?.Outputs ?? [];
     const output = (key: string) => outputs.find(({ OutputKey }) => OutputKey === key)?.OutputValue;
     const sourceUrl = output(STACK_OUTPUTS.queueUrl);
@@ -397,13 +459,9 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ToolOpti
   };
 }
 
+/** AWS's refusal in one line. */
 function describeFailure(error: unknown, stack: string | undefined): string {
-  if (error instanceof RedriveError) return error.message;
   const { name, message } = error as Error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ECONNREFUSED') {
-    return 'Nothing answers at the local queue: start the local receiver with npm start (or pass --stack)';
-  }
   if (name === 'ValidationError' && stack !== undefined) {
     return `CloudFormation: ${message} (check --stack and the AWS region)`;
   }

@@ -10,11 +10,14 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main, type RedriveOptions, redrive } from '../../cli/redrive.js';
+import { EXIT_STATUS } from '../../devkit/exit-status.js';
+import { NETWORK_TIMEOUT_MS } from '../../devkit/network.js';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
 import type { ToolIo } from '../../devkit/tool-io.js';
 import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
 import { runTool } from '../devkit/run-tool.js';
 import { type LocalSqs, useLocalSqs } from '../support/local-sqs.js';
+import { startSilentEndpoint } from '../support/silent-endpoint.js';
 
 const MESSAGES = 25;
 const OPTIONS: RedriveOptions = { dryRun: false, pollMs: 100 };
@@ -78,6 +81,7 @@ function collectingIo(): ToolIo & { readonly lines: { out: string[]; err: string
     stdin: process.stdin,
     cwd: process.cwd(),
     projectDir: process.cwd(),
+    networkTimeoutMs: NETWORK_TIMEOUT_MS,
   };
 }
 
@@ -356,15 +360,38 @@ describe('Tool: npm run redrive', () => {
     expect(own.err[0]).toMatch(/^stack Own has no DeadLetterQueueUrl output/);
   });
 
-  it('exits 1 with a hint when the local run is not started', async () => {
+  it('exits 4 (network) with a hint when the local run is not started', async () => {
     // Act
     const run = await runTool(main, [], { env: { LOCAL_SQS_PORT: '1' } });
 
     // Assess
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(EXIT_STATUS.network);
     expect(run.err).toEqual([
-      'Nothing answers at the local queue: start the local receiver with npm start (or pass --stack)',
+      expect.stringMatching(
+        /^http:\/\/127\.0\.0\.1:1\/123456789012\/webhook-events(-dlq)?: connection refused \(start the local receiver with npm start, or pass --stack\)$/,
+      ),
     ]);
+  });
+
+  it('exits 4 (network) when the queue accepts the connection and never answers', async () => {
+    // Prepare
+    const silent = await startSilentEndpoint();
+    try {
+      // Act
+      const run = await runTool(main, ['--dry-run'], {
+        env: { LOCAL_SQS_PORT: new URL(silent.url).port },
+        networkTimeoutMs: 400,
+      });
+
+      // Assess
+      expect(run.status).toBe(EXIT_STATUS.network);
+      expect(run.err).toEqual([
+        `${silent.url}/123456789012/webhook-events-dlq: no answer within 0.4 s`,
+      ]);
+      expect(silent.connections()).toBeGreaterThan(0);
+    } finally {
+      await silent.close();
+    }
   });
 
   it.each([
