@@ -1,8 +1,9 @@
 import type { Node } from 'constructs';
 import {
   DEFAULT_STACK_NAME,
-  ENDPOINT_SECRET_CONTEXT_PREFIX,
-  endpointSecretContextKey,
+  ENDPOINT_CONTEXT_PROPS,
+  endpointContextKey,
+  parseEndpointContextKey,
   splitList,
 } from '../lambda/contract/endpoints.js';
 import {
@@ -62,6 +63,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
       readNumber('reservedConcurrency', get('reservedConcurrency')),
     ),
     ...optional('secretArn', readString('secretArn', get('secretArn'))),
+    ...optional('secretKmsKeyArn', readString('secretKmsKeyArn', get('secretKmsKeyArn'))),
     ...optional('secretJsonField', readString('secretJsonField', get('secretJsonField'))),
     ...optional('fifo', readBoolean('fifo', get('fifo'))),
     ...readReceiverSettings(get),
@@ -83,29 +85,33 @@ export function readReceiverContext(node: Node): ReceiverContext {
 }
 
 /**
- * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>`. A `secretArn.<name>`
- * naming no endpoint is refused: a typo would otherwise deploy a placeholder in place of the key.
+ * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>` and
+ * `secretKmsKeyArn.<name>`. A key naming no endpoint is refused: a typo would otherwise deploy a
+ * placeholder in place of the key, or leave the secret's KMS key out of the role's policy.
  */
 function readEndpoints(
   node: Node,
   get: (key: string) => unknown,
 ): ReceiverStackEndpoint[] | undefined {
   const names = readList('endpoints', get('endpoints'));
-  const stray = Object.keys(node.getAllContext()).find(
-    (key) =>
-      key.startsWith(ENDPOINT_SECRET_CONTEXT_PREFIX) &&
-      get(key) !== undefined &&
-      !names?.includes(key.slice(ENDPOINT_SECRET_CONTEXT_PREFIX.length)),
-  );
+  const stray = Object.keys(node.getAllContext()).find((key) => {
+    const named = parseEndpointContextKey(key);
+    return named !== undefined && get(key) !== undefined && !names?.includes(named.name);
+  });
   if (stray !== undefined) {
     throw new InvalidContextError(
       `context ${stray} names no endpoint of context endpoints (${names?.join(',') ?? 'not set'})`,
     );
   }
-  return names?.map((name) => {
-    const key = endpointSecretContextKey(name);
-    return { name, ...optional('secretArn', readString(key, get(key))) };
-  });
+  return names?.map((name) =>
+    Object.assign(
+      { name },
+      ...ENDPOINT_CONTEXT_PROPS.map((prop) => {
+        const key = endpointContextKey(prop, name);
+        return optional(prop, readString(key, get(key)));
+      }),
+    ),
+  );
 }
 
 /** `{ [key]: value }` when there is a value, `{}` otherwise (optional props must be absent, not undefined). */

@@ -16,6 +16,7 @@ import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
 import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
 import { createConsumerFunction } from './consumer-function.js';
 import { createDashboard } from './dashboard.js';
+import { createEndpointDirectory } from './endpoint-directory.js';
 import type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
 import { IdempotencyTable } from './idempotency-table.js';
 import { INGRESS_FACTORIES } from './ingress/index.js';
@@ -119,8 +120,9 @@ export interface WebhookReceiverProps {
    * Secret whose `SecretString` is the signing key issued by the booking service.
    * Import one with `Secret.fromSecretCompleteArn` (the console ARN, ending in `-` and six
    * characters), so the receiver's role can be scoped to that exact ARN. A secret encrypted with a
-   * customer managed KMS key must be imported with `fromSecretAttributes({ encryptionKey })`, so
-   * that `grantRead` also grants `kms:Decrypt`.
+   * customer managed KMS key must be imported with
+   * `fromSecretAttributes({ secretCompleteArn, encryptionKey })`: the receiver's role then gets
+   * `kms:Decrypt` on that key through Secrets Manager in the stack's region (`kms:ViaService`).
    * Not with `endpoints`, where each endpoint has its own.
    * @default - a new secret holding a random 64-character placeholder, which matches no sender
    *   until the real key is put into it
@@ -139,7 +141,7 @@ export interface WebhookReceiverProps {
    * Several endpoints, one key each: endpoint `<name>` is served at `POST /webhook/<name>` on the
    * same front door and function, verified only with its own key (an endpoint without `secret`
    * gets a placeholder secret of its own), and the receiver's role may read exactly these
-   * secrets. The receiver gets them as `ENDPOINT_SECRET_IDS`. Not with `secret`.
+   * secrets. The receiver finds them in {@link WebhookReceiver.endpointDirectory}. Not with `secret`.
    * @default - one endpoint, `POST /webhook`, with the key of `secret`
    */
   readonly endpoints?: readonly WebhookEndpoint[];
@@ -147,19 +149,24 @@ export interface WebhookReceiverProps {
   /**
    * A queue of yours to forward verified events to. Then no queue or dead-letter queue is
    * created, and the receiver may only `sqs:SendMessage` to it (plus use its KMS key, if any).
+   * Import a queue encrypted with a customer managed KMS key with its key,
+   * `Queue.fromQueueAttributes({ queueArn, keyArn })`: without it the receiver and the consumer
+   * get no use of the key (a synth warning says so).
    * @default - a new queue with a dead-letter queue
    */
   readonly existingQueue?: sqs.IQueue;
 
   /**
-   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 14 days'
+   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 10 days'
    * retention, 1 MiB messages, dead-letter queue after 5 receives). Not with `existingQueue`.
    * @default - the construct's
    */
   readonly queueProps?: sqs.QueueProps;
 
   /**
-   * Dead-letter queue properties merged over the construct's. Not with `existingQueue`.
+   * Dead-letter queue properties merged over the construct's (those of the queue, with 14 days'
+   * retention: a moved message keeps its first enqueue time, so the dead-letter queue must keep it
+   * longer than the queue did). Not with `existingQueue`.
    * @default - the construct's
    */
   readonly deadLetterQueueProps?: sqs.QueueProps;
@@ -386,6 +393,13 @@ export class WebhookReceiver extends Construct {
   public readonly secret: secretsmanager.ISecret | undefined;
   /** The named endpoints, with their URLs and secrets, in the order given; empty without `endpoints`. */
   public readonly endpoints: readonly ServedWebhookEndpoint[];
+  /**
+   * With `endpoints`, the endpoint directory: a secret whose value maps each endpoint's name to
+   * its secret's ARN (`{ "secretIds": { ... }, "jsonFields"?: { ... } }`), which the receiver
+   * reads on its first call (`ENDPOINT_DIRECTORY_SECRET_ID`) so that its environment stays small
+   * however many endpoints it serves. It holds no key.
+   */
+  public readonly endpointDirectory: secretsmanager.ISecret | undefined;
   /** The example consumer, when {@link WebhookReceiverProps.consumer} is on. */
   public readonly consumer: nodejs.NodejsFunction | undefined;
   /**
@@ -418,10 +432,15 @@ export class WebhookReceiver extends Construct {
     const { queue, deadLetterQueue } = createQueues(this, settings);
     this.queue = queue;
     this.deadLetterQueue = deadLetterQueue;
+    const directory =
+      this.secret === undefined ? createEndpointDirectory(this, endpointKeys) : undefined;
+    this.endpointDirectory = directory?.secret;
     this.receiverFunction = createReceiverFunction(
       this,
       settings,
-      this.secret === undefined ? { endpoints: endpointKeys } : { secret: this.secret },
+      directory === undefined
+        ? { secret: this.secret as secretsmanager.ISecret }
+        : { endpoints: endpointKeys, directory },
       this.queue,
     );
 

@@ -111,14 +111,14 @@ export function createHandler(
         return responseFromOutcome(rejected(parsed.reason));
       }
       const proxy = event as ApiGatewayEvent;
-      const route = router.route(proxy, parsed.request);
+      // Every dependency call of this invocation gives up in time to answer 503 before the
+      // function times out.
+      const deadlineAt = now() + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
+      const route = await router.route(proxy, parsed.request, deadlineAt);
       if (route === undefined) {
         recordUnknownEndpoint(observability, requestPath(proxy), apiRequestId(proxy));
         return notFoundResponse();
       }
-      // Every dependency call of this invocation gives up in time to answer 503 before the
-      // function times out.
-      const deadlineAt = now() + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
       const ports = new InvocationPorts(route.keys, sink, now, deadlineAt);
       const outcome = await receive(route.request, config, ports);
       const { endpoint } = route.request;

@@ -4,6 +4,7 @@ import {
   costPerMillionLine,
   estimateBilledDurationMs,
   estimateCostPerMillion,
+  estimateEndpointMonthlyCost,
   estimateFixedMonthlyCost,
   IDEMPOTENCY_WRITE_REQUESTS,
   idempotencyLine,
@@ -153,6 +154,23 @@ describe('Function: estimateFixedMonthlyCost', () => {
     // Assess
     expect(lines.map(({ usd }) => usd)).toEqual([0.4, expect.closeTo(0.7, 10)]);
     expect(totalUsd).toBeCloseTo(1.1, 10);
+  });
+});
+
+describe('Function: estimateEndpointMonthlyCost', () => {
+  it("prices an endpoint's secret and its key ring's reloads in each warm environment", () => {
+    // Act: the cost table's assumptions, 2 warm environments reloading every 300 s for 30 days
+    const { lines, totalUsd } = estimateEndpointMonthlyCost({
+      warmEnvironments: 2,
+      secretCacheSeconds: 300,
+      secretCallsPerRefresh: 2,
+      daysPerMonth: 30,
+    });
+
+    // Assess: 2 x 8,640 reloads x 2 calls = 34,560 calls at $0.05 per 10,000
+    expect(lines.map(({ quantity }) => quantity)).toEqual([1, 34_560]);
+    expect(lines[1]?.usd).toBeCloseTo(0.1728, 10);
+    expect(totalUsd).toBeCloseTo(0.5728, 10);
   });
 });
 

@@ -7,6 +7,7 @@ const WEB_ACL_ARN =
   'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+const KMS_KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const CERTIFICATE_ARN =
   'arn:aws:acm:eu-west-1:123456789012:certificate/1f2e3d4c-5b6a-4789-90ab-cdef01234567';
 
@@ -126,6 +127,23 @@ describe('Function: readReceiverContext', () => {
     ]);
   });
 
+  it('reads secretKmsKeyArn, and secretKmsKeyArn.<name> beside secretArn.<name>', () => {
+    // Act
+    const single = read({ secretArn: SECRET_ARN, secretKmsKeyArn: KMS_KEY_ARN });
+    const named = read({
+      endpoints: 'eu,us',
+      'secretArn.eu': SECRET_ARN,
+      'secretKmsKeyArn.eu': KMS_KEY_ARN,
+    });
+
+    // Assess
+    expect(single.props).toEqual({ secretArn: SECRET_ARN, secretKmsKeyArn: KMS_KEY_ARN });
+    expect(named.props.endpoints).toEqual([
+      { name: 'eu', secretArn: SECRET_ARN, secretKmsKeyArn: KMS_KEY_ARN },
+      { name: 'us' },
+    ]);
+  });
+
   it('reads endpoints as the JSON array cdk.json holds', () => {
     expect(read({ endpoints: ['eu', 'us'] }).props.endpoints).toEqual([
       { name: 'eu' },
@@ -143,6 +161,10 @@ describe('Function: readReceiverContext', () => {
       /context secretArn\.uk names no endpoint of context endpoints \(eu,us\)/,
     ],
     [{ endpoints: 'eu', 'secretArn.eu': 42 }, /context secretArn\.eu must be text/],
+    [
+      { endpoints: 'eu', 'secretKmsKeyArn.us': KMS_KEY_ARN },
+      /context secretKmsKeyArn\.us names no endpoint of context endpoints \(eu\)/,
+    ],
     [{ endpoints: { eu: SECRET_ARN } }, /context endpoints must be a comma-separated list/],
   ])('rejects endpoint keys %j, naming the key', (context, message) => {
     // Act

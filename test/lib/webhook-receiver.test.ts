@@ -1,6 +1,7 @@
 import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -177,6 +178,36 @@ describe('Class: WebhookReceiver', () => {
       });
     });
 
+    it('warns at synth of an existing queue imported without its KMS key, naming the import that gives it', () => {
+      // Prepare
+      const { stack } = synthesize((scope) => ({
+        existingQueue: Queue.fromQueueArn(scope, 'Existing', EXISTING_QUEUE_ARN),
+      }));
+
+      // Act
+      const warnings = Annotations.fromStack(stack).findWarning('*', Match.anyValue());
+
+      // Assess
+      const texts = warnings.map(({ entry }) => String(entry.data));
+      expect(texts).toContainEqual(
+        expect.stringMatching(
+          /existingQueue was imported without its KMS key.*Queue\.fromQueueAttributes\(\{ queueArn, keyArn \}\).*answers every call 503.*reads no message/,
+        ),
+      );
+      expect(
+        Annotations.fromStack(existing.stack).findWarning(
+          '*',
+          Match.stringLikeRegexp('existingQueue'),
+        ),
+      ).toEqual([]);
+      expect(
+        Annotations.fromStack(standard.stack).findWarning(
+          '*',
+          Match.stringLikeRegexp('existingQueue'),
+        ),
+      ).toEqual([]);
+    });
+
     it('grants only SendMessage on an existing queue, and its KMS key', () => {
       // Prepare
       const { template, receiver, id } = existing;
@@ -223,16 +254,21 @@ describe('Class: WebhookReceiver', () => {
       });
     });
 
-    it('encrypts both queues with SQS-managed keys, keeps messages 14 days and refuses plain HTTP', () => {
+    it('encrypts both queues with SQS-managed keys, keeps messages 10 days (dead letters 14) and refuses plain HTTP', () => {
       // Prepare
-      const { template, receiver, id } = standard;
+      const { template, receiver, id, resource } = standard;
 
       // Assess
       template.resourceCountIs('AWS::SQS::Queue', 2);
-      template.allResourcesProperties('AWS::SQS::Queue', {
-        SqsManagedSseEnabled: true,
-        MessageRetentionPeriod: 14 * 24 * 3600,
-      });
+      template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+      const retention = (queue: unknown) =>
+        resource(queue as never).Properties.MessageRetentionPeriod as number;
+      expect(retention(receiver.queue)).toBe(10 * 86_400);
+      // A moved message keeps its first enqueue time: the dead-letter queue keeps it 4 days longer.
+      expect(retention(receiver.deadLetterQueue)).toBe(14 * 86_400);
+      expect(
+        retention(receiver.deadLetterQueue) - retention(receiver.queue),
+      ).toBeGreaterThanOrEqual(4 * 86_400);
       for (const queue of [receiver.queue, receiver.deadLetterQueue]) {
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id(queue) }],
@@ -300,6 +336,33 @@ describe('Class: WebhookReceiver', () => {
     it('creates no secret when one is given', () => {
       fifo.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
       expect(fifo.receiver.secret?.secretArn).toBe(IMPORTED_SECRET_ARN);
+    });
+
+    it("lets the receiver decrypt an imported secret's customer managed key, through Secrets Manager in the stack's region only", () => {
+      // Prepare: a key imported by ARN, whose key policy the stack cannot change.
+      const synthesized = synthesize((stack) => ({
+        secret: Secret.fromSecretAttributes(stack, 'Imported', {
+          secretCompleteArn: IMPORTED_SECRET_ARN,
+          encryptionKey: Key.fromKeyArn(stack, 'SecretKey', EXISTING_KEY_ARN),
+        }),
+      }));
+      const { template, receiver, id } = synthesized;
+
+      // Assess
+      expect(
+        statementsOfRole(template, id(receiver.node.findChild('ReceiverRole'))),
+      ).toContainEqual({
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: EXISTING_KEY_ARN,
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': {
+              'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+            },
+          },
+        },
+      });
     });
   });
 
