@@ -72,6 +72,11 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('throttleRateLimit', readNumber('throttleRateLimit', get('throttleRateLimit'))),
     ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
     ...optional('alarmEmail', readString('alarmEmail', get('alarmEmail'))),
+    ...optional(
+      'silenceAlarmMinutes',
+      readNumber('silenceAlarmMinutes', get('silenceAlarmMinutes')),
+    ),
+    ...optional('dashboard', readBoolean('dashboard', get('dashboard'))),
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
     ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),

@@ -104,6 +104,9 @@ export interface ReceiverSettings {
   readonly logRetention: logs.RetentionDays;
   readonly signatureRejectionAlarmThreshold: number;
   readonly messageAgeAlarmThreshold: Duration;
+  /** Minutes without a verified delivery that raise the silence alarm(s); 0 for none. */
+  readonly silenceAlarmMinutes: number;
+  readonly dashboard: boolean;
   readonly apiGatewayCloudWatchRole: boolean;
   readonly customDomain: CustomDomainSettings | undefined;
   /** Whether the API's generated `execute-api` endpoint is turned off (only with a custom domain). */
@@ -111,6 +114,9 @@ export interface ReceiverSettings {
   /** The allowed source ranges as `address/prefix`; `undefined` lets every source in. */
   readonly allowedSourceIps: readonly string[] | undefined;
 }
+
+/** Default of {@link WebhookReceiverProps.silenceAlarmMinutes}. */
+export const SILENCE_ALARM_DEFAULT_MINUTES = 60;
 
 const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -222,6 +228,15 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
       1,
     ),
     messageAgeAlarmThreshold,
+    // At most a day: the alarm's one period sums that long, and CloudWatch evaluates a period
+    // under an hour over one day at most.
+    silenceAlarmMinutes: checkInteger(
+      'silenceAlarmMinutes',
+      props.silenceAlarmMinutes ?? SILENCE_ALARM_DEFAULT_MINUTES,
+      0,
+      24 * 60,
+    ),
+    dashboard: props.dashboard ?? true,
     apiGatewayCloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
     customDomain,
     // Left open beside a custom domain, the generated endpoint would be a way around it.

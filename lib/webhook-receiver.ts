@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
 import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
 import { createConsumerFunction } from './consumer-function.js';
+import { createDashboard } from './dashboard.js';
 import { createEndpointDirectory } from './endpoint-directory.js';
 import type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
 import { IdempotencyTable } from './idempotency-table.js';
@@ -359,6 +360,23 @@ export interface WebhookReceiverProps {
   readonly messageAgeAlarmThreshold?: Duration;
 
   /**
+   * Minutes without a verified delivery (queued or ignored) after which an alarm fires: the sender
+   * stopped, or something between it and the receiver did, which otherwise looks like a quiet
+   * day. One alarm per endpoint with `endpoints` (each about $0.10 a month). Missing data counts as
+   * breaching, so the alarm also fires before the first delivery. 0 turns it off; at most 1440.
+   * @default 60
+   */
+  readonly silenceAlarmMinutes?: number;
+
+  /**
+   * Create a CloudWatch dashboard of the receiver: deliveries by outcome, reason and endpoint,
+   * latency, queue and dead-letter depth, consumer errors and duplicates, key loads and API
+   * throttling ({@link WebhookReceiver.dashboard}; $3 a month beyond the free three).
+   * @default true
+   */
+  readonly dashboard?: boolean;
+
+  /**
    * With `rest-api`: set the account-wide role API Gateway needs to write execution logs (once per
    * stack, whatever the number of receivers). Turn it off when the account and region already
    * have one, to keep a single owner.
@@ -420,6 +438,8 @@ export class WebhookReceiver extends Construct {
   public readonly alarms: WebhookReceiverAlarms;
   /** The API's access log group; none for a function URL. */
   public readonly accessLogGroup: logs.LogGroup | undefined;
+  /** The receiver's dashboard (add widgets of your own with `addWidgets`); none with `dashboard: false`. */
+  public readonly dashboard: cloudwatch.Dashboard | undefined;
 
   constructor(scope: Construct, id: string, props: WebhookReceiverProps = {}) {
     super(scope, id);
@@ -483,5 +503,15 @@ export class WebhookReceiver extends Construct {
       },
       [...settings.alarmActions, ...(this.alarmTopic ? [new SnsAction(this.alarmTopic)] : [])],
     );
+    this.dashboard = settings.dashboard
+      ? createDashboard(this, settings, {
+          queue: this.queue,
+          deadLetterQueue: this.deadLetterQueue,
+          receiverFunction: this.receiverFunction,
+          api: this.api,
+          accessLogGroup: this.accessLogGroup,
+          consumer: this.consumer,
+        })
+      : undefined;
   }
 }

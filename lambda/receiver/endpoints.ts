@@ -16,6 +16,7 @@ import {
 } from './key-ring.js';
 import {
   type Observability,
+  recordKeyLoaded,
   recordKeyLoadFailure,
   recordSkippedKeyVersion,
 } from './observability.js';
@@ -223,5 +224,6 @@ function keyRingFor(
     now,
     onLoadFailure: (error, usingStaleKeys) =>
       recordKeyLoadFailure(observability, error, usingStaleKeys, endpoint),
+    onLoaded: () => recordKeyLoaded(observability),
   });
 }

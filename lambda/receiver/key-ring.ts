@@ -40,6 +40,8 @@ export interface CachedKeyRingOptions {
   readonly now?: () => number;
   /** Told about every failed load, and whether the previous (stale) keys are still in use. */
   readonly onLoadFailure?: (error: KeyLoadError, usingStaleKeys: boolean) => void;
+  /** Told about every successful load (the dashboard shows loads beside failures). */
+  readonly onLoaded?: () => void;
 }
 
 /** A {@link KeySource} whose loads can be given a deadline (epoch milliseconds) per call. */
@@ -66,6 +68,7 @@ export class CachedKeyRing implements DeadlineKeySource {
   readonly #minReloadMs: number;
   readonly #now: () => number;
   readonly #onLoadFailure: ((error: KeyLoadError, usingStaleKeys: boolean) => void) | undefined;
+  readonly #onLoaded: (() => void) | undefined;
   #cached: { keys: AcceptedKeys; loadedAt: number } | undefined;
   #lastAttemptAt: number | undefined;
   #lastFailure: KeyLoadError | undefined;
@@ -81,6 +84,7 @@ export class CachedKeyRing implements DeadlineKeySource {
     this.#minReloadMs = (options.minReloadIntervalSeconds ?? 30) * 1000;
     this.#now = options.now ?? Date.now;
     this.#onLoadFailure = options.onLoadFailure;
+    this.#onLoaded = options.onLoaded;
   }
 
   /**
@@ -135,6 +139,7 @@ export class CachedKeyRing implements DeadlineKeySource {
       const keys = await this.#load(deadlineAt);
       this.#cached = { keys, loadedAt: this.#now() };
       this.#lastFailure = undefined;
+      this.#onLoaded?.();
       return keys;
     } catch (error) {
       const failure =

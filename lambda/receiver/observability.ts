@@ -3,7 +3,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SkippedVersion } from './decision/key-set.js';
 import type { KeyLoadError, ReceiveOutcome } from './decision/receive.js';
 import { STATIC_KEY_STAGE } from './key-ring.js';
-import { METRIC_NAMES } from './metric-names.js';
+import { ENDPOINT_DIMENSION, METRIC_NAMES } from './metric-names.js';
 import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
 /**
@@ -36,6 +36,21 @@ export interface PendingMetrics {
   stored: boolean;
   /** Epoch milliseconds of the last publication; -Infinity before the first. */
   publishedAt: number;
+  /**
+   * Counts per named endpoint (a receiver serving several), published beside the totals with an
+   * `endpoint` dimension: what the dashboard's per-endpoint widgets and the silence alarms read.
+   * At most one entry per configured endpoint: calls naming no endpoint are never counted here.
+   */
+  readonly endpoints: Map<string, EndpointCounts>;
+}
+
+/** The outcomes of one endpoint's calls since its last publication. */
+export interface EndpointCounts {
+  /** Queued or ignored: calls whose signature verified. */
+  verified: number;
+  rejected: number;
+  /** Epoch milliseconds of this endpoint's last publication; -Infinity before the first. */
+  publishedAt: number;
 }
 
 /**
@@ -58,6 +73,7 @@ export function createObservability(names: {
       ignored: 0,
       stored: false,
       publishedAt: Number.NEGATIVE_INFINITY,
+      endpoints: new Map(),
     },
     logLevel: logger.level,
   };
@@ -96,6 +112,9 @@ export function recordOutcome(
   call: CallContext,
 ): void {
   const { metrics, pending, logLevel } = observability;
+  if (call.endpoint !== undefined && outcome.kind !== 'unavailable') {
+    countForEndpoint(pending, call.endpoint, outcome.kind);
+  }
   switch (outcome.kind) {
     case 'queued':
       pending.received += 1;
@@ -149,11 +168,18 @@ export function recordOutcome(
  * @param nowMs - the clock, epoch milliseconds
  */
 export function publishMetrics({ metrics, pending }: Observability, nowMs: number): void {
-  if (!pending.stored && nowMs - pending.publishedAt < ACCEPTED_COUNTS_INTERVAL_MS) return;
+  const due = (publishedAt: number) => nowMs - publishedAt >= ACCEPTED_COUNTS_INTERVAL_MS;
+  // An endpoint's first call after a quiet minute is published at once, like the receiver's: a
+  // count held back and then lost with its environment would raise that endpoint's silence alarm.
+  const endpointDue = [...pending.endpoints.values()].some(
+    (counts) => due(counts.publishedAt) && counts.verified + counts.rejected > 0,
+  );
+  if (!pending.stored && !endpointDue && !due(pending.publishedAt)) return;
   const counts = [
     [METRIC_NAMES.received, pending.received],
     [METRIC_NAMES.forwarded, pending.forwarded],
     [METRIC_NAMES.ignored, pending.ignored],
+    [METRIC_NAMES.verified, pending.forwarded + pending.ignored],
   ] as const;
   for (const [name, count] of counts) {
     if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
@@ -162,6 +188,47 @@ export function publishMetrics({ metrics, pending }: Observability, nowMs: numbe
   Object.assign(pending, { received: 0, forwarded: 0, ignored: 0, stored: false });
   pending.publishedAt = nowMs;
   if (anything) metrics.publishStoredMetrics();
+  publishEndpointCounts(metrics, pending.endpoints, nowMs);
+}
+
+/** Adds one call's outcome to its endpoint's counts. */
+function countForEndpoint(
+  pending: PendingMetrics,
+  endpoint: string,
+  kind: 'queued' | 'ignored' | 'rejected',
+): void {
+  let counts = pending.endpoints.get(endpoint);
+  if (counts === undefined) {
+    counts = { verified: 0, rejected: 0, publishedAt: Number.NEGATIVE_INFINITY };
+    pending.endpoints.set(endpoint, counts);
+  }
+  if (kind === 'rejected') counts.rejected += 1;
+  else counts.verified += 1;
+}
+
+/**
+ * One EMF blob per endpoint with calls: its verified and rejected counts under the dimensions
+ * `service` and `endpoint` (two custom metrics per endpoint: each costs a monthly fee). The
+ * totals under `service` alone are published as before, so the alarms on them are unchanged.
+ */
+function publishEndpointCounts(
+  metrics: Metrics,
+  endpoints: Map<string, EndpointCounts>,
+  nowMs: number,
+): void {
+  for (const [endpoint, counts] of endpoints) {
+    const values = [
+      [METRIC_NAMES.verified, counts.verified],
+      [METRIC_NAMES.rejected, counts.rejected],
+    ] as const;
+    if (values.every(([, count]) => count === 0)) continue;
+    metrics.addDimension(ENDPOINT_DIMENSION, endpoint);
+    for (const [name, count] of values) {
+      if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+    }
+    metrics.publishStoredMetrics();
+    Object.assign(counts, { verified: 0, rejected: 0, publishedAt: nowMs });
+  }
 }
 
 /** Stores a count of one for the next publication, which then happens at once. */
@@ -238,6 +305,16 @@ export function recordKeyLoadFailure(
       : 'Loading the signing keys failed; answering 503',
     { ...endpointField(endpoint), error, using_stale_keys: usingStaleKeys },
   );
+}
+
+/**
+ * Counts a successful key load, published with this call's metrics: beside `KeyLoadFailure` it
+ * shows how often the receiver reads Secrets Manager (a cost) and that loads recover.
+ *
+ * @param observability - metrics
+ */
+export function recordKeyLoaded(observability: Observability): void {
+  storeCount(observability, METRIC_NAMES.keyLoaded);
 }
 
 /**

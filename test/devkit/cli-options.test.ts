@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileOption, wholeSecondsOption } from '../../devkit/cli-options.js';
+import { readFileOption, wholeCountOption, wholeSecondsOption } from '../../devkit/cli-options.js';
 import { UsageError } from '../../devkit/tool-io.js';
 
 describe('Function: wholeSecondsOption', () => {
@@ -20,6 +20,25 @@ describe('Function: wholeSecondsOption', () => {
       expect(() => wholeSecondsOption('--tolerance', text, 300)).toThrow(UsageError);
       expect(() => wholeSecondsOption('--tolerance', text, 300)).toThrow(
         `--tolerance must be a whole number of seconds, got '${text}'`,
+      );
+    },
+  );
+});
+
+describe('Function: wholeCountOption', () => {
+  it('reads a count from 1 and is undefined when the option is absent', () => {
+    // Act & Assess
+    expect(wholeCountOption('--max', '1', 'messages')).toBe(1);
+    expect(wholeCountOption('--max', '250', 'messages')).toBe(250);
+    expect(wholeCountOption('--max', undefined, 'messages')).toBeUndefined();
+  });
+
+  it.each(['', '0', '-1', '1.5', '1e3', ' 12', 'all', '0012', '1234567890'])(
+    'rejects %j with a UsageError naming the flag and the unit',
+    (text) => {
+      // Act & Assess
+      expect(() => wholeCountOption('--max', text, 'messages')).toThrow(
+        new UsageError(`--max must be a whole number of messages from 1, got '${text}'`),
       );
     },
   );

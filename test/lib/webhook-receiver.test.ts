@@ -716,7 +716,7 @@ describe('Class: WebhookReceiver', () => {
     it('watches the receiver, the API and the right queue', () => {
       // Prepare
       const { template, receiver, id } = standard;
-      const dimensionsOf = (key: keyof WebhookReceiver['alarms']) =>
+      const dimensionsOf = (key: Exclude<keyof WebhookReceiver['alarms'], 'silence'>) =>
         template.toJSON().Resources[id(receiver.alarms[key])].Properties.Dimensions;
 
       // Assess
@@ -751,11 +751,11 @@ describe('Class: WebhookReceiver', () => {
       expect(resource(receiver.alarms.oldestMessageAge).Properties.Dimensions).toEqual([
         { Name: 'QueueName', Value: 'bookings' },
       ]);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
     });
 
-    it('creates eight alarms with no actions and no topic when no e-mail is given', () => {
-      standard.template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    it('creates nine alarms with no actions and no topic when no e-mail is given', () => {
+      standard.template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
       standard.template.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: Match.absent(),
       });
@@ -770,7 +770,7 @@ describe('Class: WebhookReceiver', () => {
       const opsTopicId = id(fifo.stack.node.findChild('OpsTopic'));
 
       // Assess
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
       template.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: [{ Ref: opsTopicId }, { Ref: topicId }],
       });
@@ -806,7 +806,7 @@ describe('Class: WebhookReceiver', () => {
     it('applies the alarm thresholds and the service name from the props', () => {
       // Prepare
       const { template, receiver, id } = fifo;
-      const propertiesOf = (key: keyof WebhookReceiver['alarms']) =>
+      const propertiesOf = (key: Exclude<keyof WebhookReceiver['alarms'], 'silence'>) =>
         template.toJSON().Resources[id(receiver.alarms[key])].Properties;
 
       // Assess
@@ -948,7 +948,7 @@ describe('Class: WebhookReceiver', () => {
     it('synthesize side by side with one API Gateway account setting', () => {
       template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
       template.resourceCountIs('AWS::ApiGateway::Account', 1);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 16);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 18);
     });
 
     it('never share an alarm name, an API name or a metric dimension', () => {
@@ -966,7 +966,7 @@ describe('Class: WebhookReceiver', () => {
       const watched = alarms.map((alarm) =>
         JSON.stringify([alarm.Namespace, alarm.MetricName, alarm.Dimensions]),
       );
-      expect(new Set(watched).size).toBe(16);
+      expect(new Set(watched).size).toBe(18);
       const serviceNames = [first, second].map(
         (receiver) =>
           template.toJSON().Resources[

@@ -37,7 +37,7 @@ export const RECEIVER_LOG_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** Top-level keys of an EMF blob besides the metric values it declares in `_aws`. */
-const EMF_KEYS: ReadonlySet<string> = new Set(['_aws', 'service', 'reason']);
+const EMF_KEYS: ReadonlySet<string> = new Set(['_aws', 'service', 'reason', 'endpoint']);
 
 /** What was written, line by line, and every way it departs from one JSON record per line. */
 export interface WrittenLines {

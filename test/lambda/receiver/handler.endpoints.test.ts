@@ -153,6 +153,40 @@ describe.each(FRONT_DOORS)(
       expectCleanOutput();
     });
 
+    it('counts each endpoint under an endpoint dimension beside the unchanged totals', async () => {
+      // Prepare
+      const { invoke } = await coldReceiver();
+      const service = { service: 'webhook-receiver' };
+
+      // Act: eu queues, then us is forged, then eu queues again within the minute
+      await invoke(call('/webhook/eu', KEYS.eu));
+      clock.ms += 1000;
+      await invoke(call('/webhook/us', 'forged-key'));
+      clock.ms += 1000;
+      await invoke(call('/webhook/eu', KEYS.eu, JSON.stringify(bookingPayload({ id: 2 }))));
+      const withinTheMinute = output.metricValues().length;
+      clock.ms += 60_000;
+      await invoke(call('/webhook/us', KEYS.us));
+
+      // Assess
+      const values = output.metricValues();
+      const perEndpoint = values.filter(({ dimensions }) => 'endpoint' in dimensions);
+      expect(perEndpoint).toEqual([
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'eu' } },
+        { name: 'WebhookRejected', value: 1, dimensions: { ...service, endpoint: 'us' } },
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'eu' } },
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'us' } },
+      ]);
+      expect(values.slice(withinTheMinute).map(({ name }) => name)).toContain('WebhookVerified');
+      const total = (metric: string) =>
+        values
+          .filter(({ name, dimensions }) => name === metric && !('endpoint' in dimensions))
+          .reduce((sum, { value }) => sum + Number(value), 0);
+      expect(total('WebhookForwarded')).toBe(3);
+      expect(total('WebhookVerified')).toBe(3);
+      expectCleanOutput();
+    });
+
     it('serves an endpoint whose path carries a stage or base path before /webhook', async () => {
       // Prepare: an HTTP API stage other than $default puts its name first in rawPath; a REST
       // custom domain's base path comes first in path

@@ -678,6 +678,7 @@ describe('Function: handler', () => {
           service: 'webhook-receiver',
           WebhookReceived: 1,
           WebhookForwarded: 1,
+          WebhookVerified: 1,
         }),
       ]);
     });
@@ -731,11 +732,13 @@ describe('Function: handler', () => {
       expect(firstBlob).toEqual([
         { name: 'WebhookReceived', value: 1, dimensions: service },
         { name: 'WebhookForwarded', value: 1, dimensions: service },
+        { name: 'WebhookVerified', value: 1, dimensions: service },
       ]);
       expect(withinTheMinute).toBe(firstBlob.length);
       expect(afterAMinute).toEqual([
         { name: 'WebhookReceived', value: 4, dimensions: service },
         { name: 'WebhookForwarded', value: 4, dimensions: service },
+        { name: 'WebhookVerified', value: 4, dimensions: service },
       ]);
       expect(withRejection).toEqual(
         expect.arrayContaining([
@@ -747,7 +750,7 @@ describe('Function: handler', () => {
       );
     });
 
-    it('counts an ignored event as WebhookIgnored', async () => {
+    it('counts an ignored event as WebhookIgnored and WebhookVerified', async () => {
       // Prepare
       const { invoke } = await receiver();
       const body = JSON.stringify(bookingPayload({ event: 'event_cancelled' }));
@@ -759,6 +762,7 @@ describe('Function: handler', () => {
       expect(output.metricValues().map(({ name }) => name)).toEqual([
         'WebhookReceived',
         'WebhookIgnored',
+        'WebhookVerified',
       ]);
     });
 
