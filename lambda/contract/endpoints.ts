@@ -76,6 +76,8 @@ export const STACK_OUTPUTS = {
   queueUrl: 'QueueUrl',
   /** The dead-letter queue, when the stack created the queue. */
   deadLetterQueueUrl: 'DeadLetterQueueUrl',
+  /** The example consumer's log group, when the stack deploys it: where `smoke` sees a booking. */
+  consumerLogGroupName: 'ConsumerLogGroupName',
 } as const;
 
 /**
