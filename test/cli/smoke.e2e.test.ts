@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
@@ -205,6 +206,54 @@ describe('npm run smoke against the local run (webhook, embedded SQS, local Secr
         /^smoke failed: the receiver answered 401 in \d+ ms: the signature was refused/,
       ),
     ]);
+  });
+
+  it("posts to the endpoint's own URL with --endpoint, and exits 1 on its 404", async () => {
+    // Prepare: the local run serves the single endpoint only, so /webhook/eu is not found.
+    stackOutputs({ WebhookUrlEu: `${webhookUrl}/eu`, SecretArnEu: SECRET_ID, QueueUrl: queueUrl });
+
+    // Act
+    const result = await run(['--stack', 'Bookings', '--endpoint', 'eu']);
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.out).toContain(`receiver: ${webhookUrl}/eu`);
+    expect(result.err).toEqual([
+      expect.stringMatching(
+        /^smoke failed: the receiver answered 404 in \d+ ms: no endpoint at this path/,
+      ),
+    ]);
+  });
+
+  it('exits 1 when the receiver answers 200 but ignores event_booked (FORWARD_EVENTS)', async () => {
+    // Prepare
+    const ignoring = startProcess(cwd, {
+      WEBHOOK_SECRET: KEY,
+      FORWARD_EVENTS: 'event_cancelled',
+      LOCAL_STATE_DIR: join(cwd, 'ignoring'),
+    });
+    try {
+      const banner = await ready(ignoring);
+
+      // Act
+      const result = await run([
+        '--url',
+        bannerValue(banner, 'Webhook URL'),
+        '--secret-id',
+        SECRET_ID,
+        '--queue-url',
+        bannerValue(banner, 'Queue URL'),
+      ]);
+
+      // Assess
+      expect(result.status).toBe(1);
+      expect(result.err).toEqual([
+        'smoke failed: the receiver answered 200 {"status":"ignored"}, not {"status":"queued"}: FORWARD_EVENTS does not forward event_booked, so nothing was queued',
+      ]);
+    } finally {
+      ignoring.child.kill('SIGINT');
+      await ignoring.exit;
+    }
   });
 
   it('exits 4 when nothing listens at the URL', async () => {
