@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import {
   GetSecretValueCommand,
   PutSecretValueCommand,
@@ -16,8 +16,9 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
-import { NETWORK_TIMEOUT_MS, withTimeout } from '../devkit/network.js';
+import { NETWORK_TIMEOUT_MS } from '../devkit/network.js';
 import { SECRET_JSON_FIELD_VARIABLE } from '../devkit/signing-key.js';
+import { awsStep, lookupEndpointSecretArn, readStackOutputs } from '../devkit/stack-outputs.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -29,12 +30,8 @@ import {
 import {
   DEFAULT_STACK_NAME,
   ENDPOINT_NAME_RULE,
-  endpointOutputKey,
   isEndpointName,
-  STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { ConfigError, parseEndpointDirectory } from '../lambda/receiver/config.js';
 import {
   describeSecretKeyFailure,
   replaceKeyInSecretValue,
@@ -294,18 +291,6 @@ interface RotateRequest {
   readonly action: RotateAction;
 }
 
-/** The endpoint directory's entries; one that is not a directory is refused (exit 1). */
-function readEndpointDirectory(text: string): ReturnType<typeof parseEndpointDirectory> {
-  try {
-    return parseEndpointDirectory(text);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new ToolError(`Endpoint directory: ${error.message}`, EXIT_STATUS.refused, {
-      cause: error,
-    });
-  }
-}
-
 /** Result of {@link endpointSecretArn}: the ARN, or why the stack has none for the endpoint. */
 export type EndpointSecretArn =
   | { readonly ok: true; readonly secretArn: string }
@@ -330,56 +315,16 @@ export async function endpointSecretArn(
   secretsManager: SecretsManagerClient,
   abortSignal: AbortSignal = AbortSignal.timeout(NETWORK_TIMEOUT_MS),
 ): Promise<EndpointSecretArn> {
-  const described = await client.send(new DescribeStacksCommand({ StackName: stackName }), {
-    abortSignal,
-  });
-  const outputs = described.Stacks?.[0]?.Outputs ?? [];
-  const outputKey = endpointOutputKey(STACK_OUTPUTS.secretArn, endpoint);
-  const secretArn = outputs.find((output) => output.OutputKey === outputKey)?.OutputValue;
-  if (secretArn !== undefined) return { ok: true, secretArn };
-  const directoryArn = outputs.find(
-    (output) => output.OutputKey === STACK_OUTPUTS.endpointDirectoryArn,
-  )?.OutputValue;
-  if (directoryArn !== undefined) {
-    const { SecretString } = await secretsManager.send(
-      new GetSecretValueCommand({ SecretId: directoryArn }),
-      { abortSignal },
-    );
-    const sources = readEndpointDirectory(SecretString ?? '');
-    const source = sources.get(endpoint);
-    return source?.kind === 'secrets-manager'
-      ? { ok: true, secretArn: source.secretId }
-      : {
-          ok: false,
-          message: `unknown endpoint '${endpoint}': the endpoint directory of stack ${stackName} (${STACK_OUTPUTS.endpointDirectoryArn}) does not list it (it lists ${sources.size} endpoints)`,
-        };
-  }
-  const endpointOutputs = outputs
-    .map((output) => output.OutputKey ?? '')
-    .filter((key) => key.startsWith(STACK_OUTPUTS.secretArn) && key !== STACK_OUTPUTS.secretArn);
-  const known =
-    endpointOutputs.length === 0
-      ? 'none: it serves no named endpoints'
-      : endpointOutputs.join(', ');
-  return {
-    ok: false,
-    message: `unknown endpoint '${endpoint}': stack ${stackName} has no output ${outputKey} (its endpoint secrets: ${known})`,
-  };
+  const outputs = await readStackOutputs(client, stackName, abortSignal);
+  const found = await lookupEndpointSecretArn(outputs, endpoint, secretsManager, abortSignal);
+  return found.ok ? { ok: true, secretArn: found.value } : found;
 }
 
 async function rotate(request: RotateRequest, io: ToolIo): Promise<number> {
   const client = new SecretsManagerClient({});
   const cloudFormation = new CloudFormationClient({});
-  /** One step's calls, within the tools' network timeout; AWS's refusals named by service. */
-  const step = async <T>(service: string, calls: (signal: AbortSignal) => Promise<T>) => {
-    try {
-      return await withTimeout(service, io.networkTimeoutMs, calls);
-    } catch (error) {
-      if (error instanceof WebhookReceiverError) throw error;
-      const { name, message } = error as Error;
-      throw new ToolError(`${service}: ${name}: ${message}`, EXIT_STATUS.refused, { cause: error });
-    }
-  };
+  const step = <T>(service: string, calls: (signal: AbortSignal) => Promise<T>) =>
+    awsStep(service, io.networkTimeoutMs, calls);
   try {
     let secretId: string;
     if ('secretId' in request.target) {

@@ -6,6 +6,11 @@ export interface BookingPayloadOptions {
   readonly now?: Date;
   /** Source of randomness in [0, 1) (default `Math.random`); inject a fixed one for repeatable data. */
   readonly random?: () => number;
+  /**
+   * The booking's `data.id`, numeric text (default: 6 random digits); `smoke` gives one no real
+   * booking has, to find its own message.
+   */
+  readonly bookingId?: string;
 }
 
 const EVENTS = [
@@ -44,7 +49,7 @@ export function buildBookingPayload(options: BookingPayloadOptions = {}): string
     event_at: `${now.toISOString().slice(0, 19)}+00:00`,
     source: 'sandbox',
     data: {
-      id: digits(6),
+      id: options.bookingId ?? digits(6),
       event_id: booked.id,
       event_name: booked.name,
       event_image: `https://cdn.example.com/events/${booked.id}/cover.jpg`,

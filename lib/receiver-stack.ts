@@ -216,6 +216,12 @@ export class ReceiverStack extends Stack {
         description: 'Messages the consumer failed on 5 times',
       });
     }
+    if (receiver.consumer) {
+      new CfnOutput(this, STACK_OUTPUTS.consumerLogGroupName, {
+        value: receiver.consumer.logGroup.logGroupName,
+        description: "The example consumer's log group (npm run smoke waits for its booking here)",
+      });
+    }
     if (receiver.idempotencyTable) {
       new CfnOutput(this, 'IdempotencyTableName', {
         value: receiver.idempotencyTable.tableName,

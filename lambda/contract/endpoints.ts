@@ -86,6 +86,8 @@ export const STACK_OUTPUTS = {
    * endpoint's secret ARN, in place of the `SecretArn<Name>` outputs.
    */
   endpointDirectoryArn: 'EndpointDirectoryArn',
+  /** The example consumer's log group, when the stack deploys it: where `smoke` sees a booking. */
+  consumerLogGroupName: 'ConsumerLogGroupName',
 } as const;
 
 /**

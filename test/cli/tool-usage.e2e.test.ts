@@ -13,6 +13,7 @@ const TOOLS = {
   sign: 'cli/sign.ts',
   verify: 'cli/verify.ts',
   'rotate-secret': 'cli/rotate-secret.ts',
+  smoke: 'cli/smoke.ts',
   loadtest: 'loadtest/run.ts',
   bench: 'bench/run.ts',
 } as const;

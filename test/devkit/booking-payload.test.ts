@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildBookingPayload } from '../../devkit/booking-payload.js';
+import { parseBookingEvent } from '../../lambda/consumer/booking-event.js';
 
 const NOW = new Date('2026-03-01T10:15:30Z');
 
@@ -29,6 +30,15 @@ describe('Function: buildBookingPayload', () => {
       },
     });
     expect(payload.data.session_end > payload.data.session_start).toBe(true);
+  });
+
+  it('uses the booking id it is given, a valid booking for the example consumer', () => {
+    // Act
+    const text = buildBookingPayload({ now: NOW, bookingId: '17000000000001234' });
+
+    // Assess
+    const parsed = parseBookingEvent(text);
+    expect(parsed.ok && parsed.event.data.id).toBe('17000000000001234');
   });
 
   it('escapes slashes and non-ASCII characters as PHP json_encode does by default', () => {

@@ -25,7 +25,7 @@ describe('Class: ReceiverStack', () => {
     });
   });
 
-  it('outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL, the idempotency table name and the secret ARN', () => {
+  it("outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL, the idempotency table name, the secret ARN and the consumer's log group", () => {
     // Prepare
     const { receiver } = created;
     const id = (construct: { node: { defaultChild?: unknown } } | undefined) =>
@@ -36,6 +36,7 @@ describe('Class: ReceiverStack', () => {
 
     // Assess
     expect(Object.keys(outputs).sort()).toEqual([
+      'ConsumerLogGroupName',
       'DeadLetterQueueUrl',
       'IdempotencyTableName',
       'QueueArn',
@@ -49,6 +50,17 @@ describe('Class: ReceiverStack', () => {
     expect(outputs.DeadLetterQueueUrl?.Value).toEqual({ Ref: id(receiver.deadLetterQueue) });
     expect(outputs.IdempotencyTableName?.Value).toEqual({ Ref: id(receiver.idempotencyTable) });
     expect(outputs.SecretArn?.Value).toEqual({ Ref: id(receiver.secret) });
+    expect(outputs.ConsumerLogGroupName?.Value).toEqual({ Ref: id(receiver.consumer?.logGroup) });
+  });
+
+  it("outputs the example consumer's log group only when the stack deploys the consumer", () => {
+    // Act
+    const withoutConsumer = new ReceiverStack(templateTestApp(), 'NoConsumer', { consumer: false });
+
+    // Assess
+    const outputs = Template.fromStack(withoutConsumer).findOutputs('*');
+    expect(Object.keys(outputs)).not.toContain('ConsumerLogGroupName');
+    expect(Object.keys(outputs)).toContain('QueueUrl');
   });
 
   it('deploys the idempotency table with the example consumer unless idempotency is false', () => {
@@ -149,6 +161,7 @@ describe('Class: ReceiverStack', () => {
 
     // Assess
     expect(Object.keys(outputs).sort()).toEqual([
+      'ConsumerLogGroupName',
       'DeadLetterQueueUrl',
       'IdempotencyTableName',
       'QueueArn',

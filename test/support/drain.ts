@@ -1,7 +1,10 @@
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
 
-/** Receives and deletes every message of a queue (with its message attributes) until it answers empty. */
+/**
+ * Receives and deletes every message of a queue (with its message attributes and receive count)
+ * until it answers empty.
+ */
 export async function receiveAndDeleteAll(queueUrl: string): Promise<Message[]> {
   const sqs = sqsClientFor(queueUrl);
   const messages: Message[] = [];
@@ -12,6 +15,8 @@ export async function receiveAndDeleteAll(queueUrl: string): Promise<Message[]> 
           QueueUrl: queueUrl,
           MaxNumberOfMessages: 10,
           MessageAttributeNames: ['All'],
+          // 'All' (the older parameter) is what the embedded queue reads: it returns the receive count.
+          AttributeNames: ['All'],
         }),
       );
       if (Messages.length === 0) return messages;
