@@ -4,7 +4,7 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import {
   CancelMessageMoveTaskCommand,
   ChangeMessageVisibilityBatchCommand,
@@ -29,6 +29,7 @@ import {
 } from '../devkit/local-run.js';
 import { withTimeout } from '../devkit/network.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
+import { readStackOutputs } from '../devkit/stack-outputs.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -417,13 +418,11 @@ async function queuesOf(stack: string | undefined, io: ToolIo): Promise<RedriveQ
   }
   const cloudFormation = new CloudFormationClient({});
   try {
-    const described = await withTimeout('CloudFormation', io.networkTimeoutMs, (abortSignal) =>
-      cloudFormation.send(new DescribeStacksCommand({ StackName: stack }), { abortSignal }),
+    const { values } = await withTimeout('CloudFormation', io.networkTimeoutMs, (abortSignal) =>
+      readStackOutputs(cloudFormation, stack, abortSignal),
     );
-    const outputs = described.Stacks?.[0]?.Outputs ?? [];
-    const output = (key: string) => outputs.find(({ OutputKey }) => OutputKey === key)?.OutputValue;
-    const sourceUrl = output(STACK_OUTPUTS.queueUrl);
-    const deadLetterUrl = output(STACK_OUTPUTS.deadLetterQueueUrl);
+    const sourceUrl = values.get(STACK_OUTPUTS.queueUrl);
+    const deadLetterUrl = values.get(STACK_OUTPUTS.deadLetterQueueUrl);
     if (sourceUrl === undefined || deadLetterUrl === undefined) {
       const missing =
         sourceUrl === undefined ? STACK_OUTPUTS.queueUrl : STACK_OUTPUTS.deadLetterQueueUrl;
