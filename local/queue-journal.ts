@@ -57,6 +57,11 @@ export class QueueJournal {
   #waiting: Array<{ readonly upTo: number; readonly then: (error?: Error) => void }> = [];
   /** A failed flush: nothing written after it can be promised durable any more. */
   #failure: Error | undefined;
+  /**
+   * Lines not written yet: they go to the file in one write, before the next flush or on the
+   * next turn of the event loop, rather than one system call per change.
+   */
+  #unwritten = '';
 
   private constructor(fd: number) {
     this.#fd = fd;
@@ -140,20 +145,36 @@ export class QueueJournal {
   /** Waits for the flush under way, flushes what is written and closes the file. */
   async close(): Promise<void> {
     while (this.#flushing !== undefined) await this.#flushing;
+    this.#write();
     fsyncSync(this.#fd);
     closeSync(this.#fd);
   }
 
   #append(entry: JournalEntry): void {
-    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
+    if (this.#unwritten === '') setImmediate(() => this.#write());
+    this.#unwritten += `${JSON.stringify(entry)}\n`;
+  }
+
+  /** Writes the lines not written yet; a failure is kept, as a failed flush is. */
+  #write(): void {
+    if (this.#unwritten === '') return;
+    try {
+      writeSync(this.#fd, this.#unwritten);
+    } catch (error) {
+      this.#failure ??= error as Error;
+    }
+    this.#unwritten = '';
   }
 
   /** One fsync covering every message stored when it starts; then the next, if callers wait. */
   async #flush(): Promise<void> {
     const upTo = this.#stored;
-    const error = await new Promise<Error | undefined>((resolve) =>
-      fsync(this.#fd, (failure) => resolve(failure ?? undefined)),
-    );
+    this.#write();
+    const error =
+      this.#failure ??
+      (await new Promise<Error | undefined>((resolve) =>
+        fsync(this.#fd, (failure) => resolve(failure ?? undefined)),
+      ));
     if (error === undefined) this.#flushed = upTo;
     else this.#failure = error;
     const waiting = this.#waiting;
