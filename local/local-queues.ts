@@ -5,7 +5,7 @@
  * tools and the SDK on this machine, never a web page (see {@link WEB_PAGE_REFUSAL}).
  * @module
  */
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
 import {
   DLQ_NAME,
@@ -118,14 +118,16 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     restored = restoreMessages(queues, opened.messages);
     for (const queue of queues) journalChanges(queue, opened.journal);
   }
+  const durable =
+    journal === undefined ? requestHandler : answerOnceDurable(requestHandler, journal);
   // Loopback only: the embedded queue has no authentication, so it must never face a network.
-  const server = createServer(refuseWebPages(options.tap?.(requestHandler) ?? requestHandler));
+  const server = createServer(refuseWebPages(options.tap?.(durable) ?? durable));
   refuseConnect(server);
   let port: number;
   try {
     port = await listen(server, options.port, LOOPBACK);
   } catch (error) {
-    journal?.close();
+    await journal?.close();
     throw error;
   }
   // Queue URLs are computed from the service's port; with port 0 it only becomes known now.
@@ -142,7 +144,7 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     },
     shutdown: async () => {
       await closeServer(server);
-      journal?.close();
+      await journal?.close();
     },
   };
 }
@@ -167,6 +169,27 @@ function refuseWebPages(listener: RequestListener): RequestListener {
     request.resume();
     response.writeHead(403, { 'content-type': 'application/x-amz-json-1.0', connection: 'close' });
     response.end(JSON.stringify({ __type: 'AccessDenied', message: WEB_PAGE_REFUSAL }));
+  };
+}
+
+/**
+ * Holds every answer of the embedded queue until the messages stored before it are on the disk
+ * (see {@link QueueJournal.afterDurable}): a SendMessage is answered only once its message is
+ * flushed, while the flush itself, shared by every send made meanwhile, runs off the event loop.
+ * local-aws-sqs writes each answer with one `end` call. When the flush fails the answer is
+ * dropped with the connection: the SDK retries, and the receiver answers 503 rather than 200.
+ */
+function answerOnceDurable(listener: RequestListener, journal: QueueJournal): RequestListener {
+  return (request, response) => {
+    const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+    response.end = ((...args: unknown[]) => {
+      journal.afterDurable((error) => {
+        if (error === undefined) end(...args);
+        else response.destroy(error);
+      });
+      return response;
+    }) as ServerResponse['end'];
+    listener(request, response);
   };
 }
 
@@ -221,8 +244,9 @@ function restoreMessages(queues: readonly EmbeddedQueue[], messages: readonly St
 /**
  * Writes every change of `queue` to the journal. Sends (and dead-letter moves, which local-aws-sqs
  * makes by storing the message in the dead-letter queue under the same id) all pass through
- * `setRecord`, which SendMessage calls before it answers: the message is on disk before its
- * answer is sent, hence before the receiver answers 200.
+ * `setRecord`, which SendMessage calls before it answers: the message is written before its
+ * answer, and that answer waits for the flush (see {@link answerOnceDurable}), hence the message
+ * is on disk before the receiver answers 200.
  */
 function journalChanges(queue: EmbeddedQueue, journal: QueueJournal): void {
   const setRecord = queue.setRecord;

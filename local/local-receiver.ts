@@ -156,6 +156,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       port: options.port,
       host: options.host,
       handler: createHandler(config),
+      startEnvironment: () => createHandler(config),
       namedEndpoints: options.endpoints !== undefined,
       maxBodyBytes: config.maxBodyBytes,
       onHandlerError: options.onHandlerError,

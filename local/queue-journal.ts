@@ -1,5 +1,6 @@
 import {
   closeSync,
+  fsync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -36,13 +37,31 @@ const JOURNAL_FILE = 'journal.ndjson';
 
 /**
  * The local queues' messages on disk, as an append-only journal of one JSON line per change.
- * A stored message is flushed to the disk (fsync) before {@link QueueJournal.put} returns, so the
- * receiver's 200, sent after its SendMessage call returned, always means the message survives a
- * crash or SIGKILL. Receives and deletes are written without waiting for the disk: losing one in
- * a crash delivers the message again, which SQS consumers must tolerate anyway (at-least-once).
+ * A stored message is written at once and flushed to the disk (fsync) before
+ * {@link QueueJournal.afterDurable} calls back; the embedded queue answers only then (see
+ * `local-queues.ts`), so the receiver's 200, sent after its SendMessage call returned, always
+ * means the message survives a crash or SIGKILL. The flush runs off the event loop and covers
+ * every message stored while the previous one ran (group commit): an fsync takes milliseconds
+ * on this kind of disk, and one per message, blocking the process, capped `npm start` at a few
+ * hundred calls a second. Receives and deletes are not waited for: losing one in a crash delivers
+ * the message again, which SQS consumers must tolerate anyway (at-least-once).
  */
 export class QueueJournal {
   readonly #fd: number;
+  /** Messages stored so far, and how many of them the last completed flush covers. */
+  #stored = 0;
+  #flushed = 0;
+  /** The flush under way, if any. */
+  #flushing: Promise<void> | undefined;
+  /** Callers waiting for the messages stored before they asked, oldest first. */
+  #waiting: Array<{ readonly upTo: number; readonly then: (error?: Error) => void }> = [];
+  /** A failed flush: nothing written after it can be promised durable any more. */
+  #failure: Error | undefined;
+  /**
+   * Lines not written yet: they go to the file in one write, before the next flush or on the
+   * next turn of the event loop, rather than one system call per change.
+   */
+  #unwritten = '';
 
   private constructor(fd: number) {
     this.#fd = fd;
@@ -81,35 +100,92 @@ export class QueueJournal {
     rmSync(join(dir, JOURNAL_FILE), { force: true });
   }
 
-  /** Records a message that entered a queue (sent, or moved to the dead-letter queue); durable on return. */
+  /**
+   * Records a message that entered a queue (sent, or moved to the dead-letter queue); durable
+   * once {@link QueueJournal.afterDurable} asked after this call calls back.
+   */
   put(message: StoredMessage): void {
-    this.#append({ put: message }, true);
+    this.#append({ put: message });
+    this.#stored += 1;
+  }
+
+  /**
+   * Calls `then` once every message stored so far is on the disk: at once when it already is,
+   * otherwise after the next flush, which starts when the one under way ends and covers every
+   * message stored until then. `then` gets the error of a failed flush; after one, every later
+   * call gets it too (the disk can no longer be trusted with what was written).
+   */
+  afterDurable(then: (error?: Error) => void): void {
+    if (this.#failure !== undefined) {
+      then(this.#failure);
+      return;
+    }
+    if (this.#flushed >= this.#stored) {
+      then();
+      return;
+    }
+    this.#waiting.push({ upTo: this.#stored, then });
+    this.#flushing ??= this.#flush();
   }
 
   /** Records that a message was received `count` times in all. */
   received(messageId: string, count: number): void {
-    this.#append({ received: messageId, count }, false);
+    this.#append({ received: messageId, count });
   }
 
   /** Records that a consumer deleted a message. */
   deleted(messageId: string): void {
-    this.#append({ deleted: messageId }, false);
+    this.#append({ deleted: messageId });
   }
 
   /** Records that every message of a queue was removed (PurgeQueue). */
   purged(queueName: string): void {
-    this.#append({ purged: queueName }, false);
+    this.#append({ purged: queueName });
   }
 
-  /** Flushes what is written and closes the file. */
-  close(): void {
+  /** Waits for the flush under way, flushes what is written and closes the file. */
+  async close(): Promise<void> {
+    while (this.#flushing !== undefined) await this.#flushing;
+    this.#write();
     fsyncSync(this.#fd);
     closeSync(this.#fd);
   }
 
-  #append(entry: JournalEntry, durable: boolean): void {
-    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
-    if (durable) fsyncSync(this.#fd);
+  #append(entry: JournalEntry): void {
+    if (this.#unwritten === '') setImmediate(() => this.#write());
+    this.#unwritten += `${JSON.stringify(entry)}\n`;
+  }
+
+  /** Writes the lines not written yet; a failure is kept, as a failed flush is. */
+  #write(): void {
+    if (this.#unwritten === '') return;
+    try {
+      writeSync(this.#fd, this.#unwritten);
+    } catch (error) {
+      this.#failure ??= error as Error;
+    }
+    this.#unwritten = '';
+  }
+
+  /** One fsync covering every message stored when it starts; then the next, if callers wait. */
+  async #flush(): Promise<void> {
+    const upTo = this.#stored;
+    this.#write();
+    const error =
+      this.#failure ??
+      (await new Promise<Error | undefined>((resolve) =>
+        fsync(this.#fd, (failure) => resolve(failure ?? undefined)),
+      ));
+    if (error === undefined) this.#flushed = upTo;
+    else this.#failure = error;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const waiter of waiting) {
+      if (this.#failure !== undefined) waiter.then(this.#failure);
+      else if (waiter.upTo <= this.#flushed) waiter.then();
+      else this.#waiting.push(waiter);
+    }
+    this.#flushing = this.#waiting.length > 0 ? this.#flush() : undefined;
   }
 }
 

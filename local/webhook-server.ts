@@ -33,8 +33,18 @@ export interface WebhookServerOptions {
   readonly port: number;
   /** Interface to bind, e.g. `127.0.0.1` (loopback) or `0.0.0.0`. */
   readonly host: string;
-  /** The production handler to call for every request to `/webhook` (or `/webhook/<name>`). */
+  /**
+   * The production handler of one Lambda execution environment, called for requests to
+   * `/webhook` (or `/webhook/<name>`) one at a time.
+   */
   readonly handler: ProxyHandler;
+  /**
+   * Starts the handler of another execution environment when a call finds every one busy, as
+   * Lambda scales out (up to {@link MAX_ENVIRONMENTS}, beyond which calls wait for a free one);
+   * each environment still takes one call at a time.
+   * @default none: `handler` takes every call, one after the other
+   */
+  readonly startEnvironment?: () => ProxyHandler;
   /**
    * Named endpoints (`ENDPOINTS`): every `/webhook/<name>` goes to the handler, which answers 404
    * for a name it does not serve, as deployed; `/webhook` itself is then 404 here.
@@ -64,6 +74,13 @@ export interface WebhookServerOptions {
   /** @default 30000 */
   readonly bodyTimeoutMs?: number;
 }
+
+/**
+ * Most execution environments the local server runs at once: above the connections the load
+ * test and the throughput bench open (16 and 10), so neither waits for one, while a flood of
+ * connections cannot start handlers without bound.
+ */
+export const MAX_ENVIRONMENTS = 32;
 
 /** Path prefix of the local delivery inspector (see `local/inspector/`). */
 export const INSPECTOR_PATH = '/_inspector';
@@ -114,16 +131,14 @@ export interface WebhookServer {
  * answers 405 itself) become REST proxy events for
  * `handler`, and its result becomes the response; every other path is 404, a target that is not a
  * path (`*`, absolute-form) is 400, a body over `maxBodyBytes` is 413 and a handler that throws is
- * 502. Calls reach the handler one at a time, as in one Lambda execution environment, so each log
- * line of an invocation carries that invocation's request id.
+ * 502. Each execution environment's handler takes one call at a time, as in Lambda, so each log
+ * line of an invocation carries that invocation's request id; with `startEnvironment`, calls
+ * arriving while every environment is busy go to new ones, so a call waiting on the queue's disk
+ * flush does not hold up the others.
  */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  let invocations: Promise<unknown> = Promise.resolve();
-  const invokeInTurn: ProxyHandler = (event, context) => {
-    const result = invocations.then(() => options.handler(event, context));
-    invocations = result.catch(() => undefined);
-    return result;
-  };
+  const environments = new Environments(options.handler, options.startEnvironment);
+  const invokeInTurn: ProxyHandler = (event, context) => environments.invoke(event, context);
   const connections = new Connections();
   const server = createServer(
     {
@@ -270,6 +285,47 @@ function observeDelivery(options: WebhookServerOptions, delivery: ObservedDelive
       options.onDeliveryError?.(error);
     }
   });
+}
+
+/**
+ * The execution environments of the local run: each takes one call at a time, an idle one (the
+ * most recently used, as Lambda reuses warm environments) takes the next call, another is
+ * started while every one is busy and fewer than {@link MAX_ENVIRONMENTS} run, and beyond that
+ * calls wait for the first free one in arrival order.
+ */
+class Environments {
+  readonly #idle: ProxyHandler[];
+  readonly #waiting: Array<(handler: ProxyHandler) => void> = [];
+  readonly #start: (() => ProxyHandler) | undefined;
+  #started = 1;
+
+  constructor(first: ProxyHandler, start: (() => ProxyHandler) | undefined) {
+    this.#idle = [first];
+    this.#start = start;
+  }
+
+  async invoke(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
+    const handler = this.#idle.pop() ?? this.#another() ?? (await this.#free());
+    try {
+      return await handler(event, context);
+    } finally {
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#idle.push(handler);
+      else next(handler);
+    }
+  }
+
+  /** A new environment's handler, or `undefined` when no more may be started. */
+  #another(): ProxyHandler | undefined {
+    if (this.#start === undefined || this.#started >= MAX_ENVIRONMENTS) return undefined;
+    const handler = this.#start();
+    this.#started += 1;
+    return handler;
+  }
+
+  #free(): Promise<ProxyHandler> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
 }
 
 /**

@@ -92,6 +92,27 @@ describe('Function: startLocalQueues', () => {
     expect(received.Messages?.map((message) => message.Body)).toEqual(['{"a":"é"}']);
   });
 
+  it('answers sends made at once, each kept by the journal for the next start', async () => {
+    // Prepare
+    const stateDir = join(dir(), 'concurrent');
+    queues = await startLocalQueues({ port: 0, stateDir, fresh: true });
+    const client = sqsClient(queues.endpoint);
+    const bodies = Array.from({ length: 30 }, (_, index) => `{"n":${index}}`);
+
+    // Act: their answers wait for the flushes, which cover the sends made meanwhile.
+    const sent = await Promise.all(
+      bodies.map((body) =>
+        client.send(new SendMessageCommand({ QueueUrl: queues?.queueUrl, MessageBody: body })),
+      ),
+    );
+    await queues.shutdown();
+    queues = await startLocalQueues({ port: 0, stateDir });
+
+    // Assess
+    expect(sent.every(({ MessageId }) => MessageId !== undefined)).toBe(true);
+    expect(queues.restored).toBe(30);
+  });
+
   it('uses the deployed visibility timeout and retention, and counts a received message as not visible only', async () => {
     // Prepare
     queues = await startLocalQueues({ port: 0 });

@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  MAX_ENVIRONMENTS,
   type ProxyHandler,
   startWebhookServer,
   type WebhookServer,
@@ -339,31 +340,80 @@ describe('Function: startWebhookServer', () => {
 
   it('calls the handler one request at a time, as one Lambda environment does', async () => {
     // Prepare
-    let running = 0;
-    let mostAtOnce = 0;
+    const environment = countingEnvironment();
     server = await startWebhookServer({
       port: 0,
       host: '127.0.0.1',
       maxBodyBytes: 1000,
-      handler: async () => {
-        running++;
-        mostAtOnce = Math.max(mostAtOnce, running);
-        await new Promise((wait) => setTimeout(wait, 5));
-        running--;
-        return { statusCode: 200, body: '{}' };
-      },
+      handler: environment.handler,
     });
 
     // Act
-    const statuses = await Promise.all(
-      Array.from(
-        { length: 20 },
-        async () => (await fetch(server?.url ?? '', { method: 'POST' })).status,
-      ),
-    );
+    const statuses = await postAtOnce(server.url, 20);
 
     // Assess
     expect(statuses).toEqual(Array(20).fill(200));
-    expect(mostAtOnce).toBe(1);
+    expect(environment.mostAtOnce()).toBe(1);
+  });
+
+  it('starts another environment for a call that finds every one busy, each still taking one call at a time', async () => {
+    // Prepare
+    const environments: Array<ReturnType<typeof countingEnvironment>> = [];
+    const start = (): ProxyHandler => {
+      const environment = countingEnvironment();
+      environments.push(environment);
+      return environment.handler;
+    };
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      maxBodyBytes: 1000,
+      handler: start(),
+      startEnvironment: start,
+    });
+
+    // Act
+    const statuses = await postAtOnce(server.url, MAX_ENVIRONMENTS + 8);
+
+    // Assess: more calls than environments may run, so some waited for a free one.
+    expect(statuses).toEqual(Array(MAX_ENVIRONMENTS + 8).fill(200));
+    expect(environments.length).toBeGreaterThan(1);
+    expect(environments.length).toBeLessThanOrEqual(MAX_ENVIRONMENTS);
+    expect(new Set(environments.map((environment) => environment.mostAtOnce()))).toEqual(
+      new Set([1]),
+    );
+    expect(environments.reduce((total, environment) => total + environment.calls(), 0)).toBe(
+      MAX_ENVIRONMENTS + 8,
+    );
   });
 });
+
+/** A handler that takes 5 ms per call and counts how many calls it ran at once, at most. */
+function countingEnvironment(): {
+  handler: ProxyHandler;
+  mostAtOnce: () => number;
+  calls: () => number;
+} {
+  let running = 0;
+  let mostAtOnce = 0;
+  let calls = 0;
+  return {
+    handler: async () => {
+      running++;
+      calls++;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await new Promise((wait) => setTimeout(wait, 5));
+      running--;
+      return { statusCode: 200, body: '{}' };
+    },
+    mostAtOnce: () => mostAtOnce,
+    calls: () => calls,
+  };
+}
+
+/** Posts `count` calls at once; resolves with their statuses. */
+function postAtOnce(url: string, count: number): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: count }, async () => (await fetch(url, { method: 'POST' })).status),
+  );
+}
