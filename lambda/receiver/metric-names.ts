@@ -13,4 +13,6 @@ export const METRIC_NAMES = {
   sourceNotAllowed: 'SourceNotAllowed',
   keyLoadFailure: 'KeyLoadFailure',
   queueSendFailure: 'QueueSendFailure',
+  /** Archive records not taken within the write bound (the answer was sent all the same). */
+  archiveWriteFailure: 'ArchiveWriteFailure',
 } as const;
