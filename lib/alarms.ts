@@ -39,6 +39,11 @@ export interface WebhookReceiverAlarms {
   readonly signatureRejections: cloudwatch.Alarm;
   /** The keys could not be loaded (`KeyLoadFailure`): calls are being answered 503. */
   readonly keyLoadFailures: cloudwatch.Alarm;
+  /**
+   * Calls were answered but not archived (`ArchiveWriteFailure`): a replay would miss them.
+   * Only with `archive`.
+   */
+  readonly archiveWriteFailures: cloudwatch.Alarm | undefined;
 }
 
 /** What the alarms watch. */
@@ -191,5 +196,13 @@ export function createAlarms(
       description:
         'The signing keys could not be loaded from Secrets Manager: calls are being answered 503.',
     }),
+    archiveWriteFailures: settings.archive
+      ? alarm('ArchiveWriteFailure', {
+          metric: receiverMetric(METRIC_NAMES.archiveWriteFailure),
+          threshold: 0,
+          description:
+            'Calls were answered but not archived within the 500 ms bound: a replay of that time would miss them.',
+        })
+      : undefined,
   };
 }

@@ -71,6 +71,8 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
     ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),
+    ...optional('archive', readBoolean('archive', get('archive'))),
+    ...optional('archiveDays', readNumber('archiveDays', get('archiveDays'))),
     ...optional('endpoints', readEndpoints(node, get)),
   };
   return { stackName, props };

@@ -11,6 +11,7 @@ import {
   isEndpointName,
 } from '../lambda/receiver/config.js';
 import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
+import { DEFAULT_ARCHIVE_DAYS } from './archive.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { endpointIdSuffix, type WebhookEndpoint } from './endpoints.js';
@@ -79,6 +80,10 @@ export interface ReceiverSettings {
   readonly disableDefaultEndpoint: boolean;
   /** The allowed source ranges as `address/prefix`; `undefined` lets every source in. */
   readonly allowedSourceIps: readonly string[] | undefined;
+  /** Whether every answered call is archived (`archive`). */
+  readonly archive: boolean;
+  /** Days an archived call is kept (`archiveDays`). */
+  readonly archiveDays: number;
 }
 
 const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
@@ -193,6 +198,19 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     // Left open beside a custom domain, the generated endpoint would be a way around it.
     disableDefaultEndpoint: customDomain !== undefined && (props.disableDefaultEndpoint ?? true),
     allowedSourceIps: checkAllowedSourceIps(props.allowedSourceIps),
+    ...checkArchive(props),
+  };
+}
+
+/** `archive` and `archiveDays`, which needs it: a retention for no archive is a mistake. */
+function checkArchive(props: WebhookReceiverProps): { archive: boolean; archiveDays: number } {
+  const archive = props.archive ?? false;
+  if (props.archiveDays !== undefined && !archive) {
+    throw new InvalidWebhookReceiverPropsError('archiveDays needs archive: true');
+  }
+  return {
+    archive,
+    archiveDays: checkInteger('archiveDays', props.archiveDays ?? DEFAULT_ARCHIVE_DAYS, 1),
   };
 }
 

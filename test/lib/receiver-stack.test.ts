@@ -24,7 +24,7 @@ describe('Class: ReceiverStack', () => {
     });
   });
 
-  it('outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL, the idempotency table name and the secret ARN', () => {
+  it('outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL, the idempotency table name, the archive bucket and the secret ARN', () => {
     // Prepare
     const { receiver } = created;
     const id = (construct: { node: { defaultChild?: unknown } } | undefined) =>
@@ -35,6 +35,7 @@ describe('Class: ReceiverStack', () => {
 
     // Assess
     expect(Object.keys(outputs).sort()).toEqual([
+      'ArchiveBucketName',
       'DeadLetterQueueUrl',
       'IdempotencyTableName',
       'QueueArn',
@@ -116,6 +117,7 @@ describe('Class: ReceiverStack', () => {
 
     // Assess
     expect(Object.keys(outputs).sort()).toEqual([
+      'ArchiveBucketName',
       'DeadLetterQueueUrl',
       'IdempotencyTableName',
       'QueueArn',
