@@ -12,6 +12,7 @@ const TOOLS = {
   sign: 'cli/sign.ts',
   verify: 'cli/verify.ts',
   'rotate-secret': 'cli/rotate-secret.ts',
+  replay: 'cli/replay.ts',
   loadtest: 'loadtest/run.ts',
   bench: 'bench/run.ts',
 } as const;

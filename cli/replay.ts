@@ -1,0 +1,255 @@
+/**
+ * `npm run replay`: re-queue the archived verified deliveries of a time window, from the archive
+ * of a deployed stack or of the local run of `npm start`.
+ * @module
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
+import { isEndpointName } from '../lambda/receiver/config.js';
+import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
+import {
+  DEFAULT_LOCAL_S3_PORT,
+  LOCAL_ARCHIVE,
+  localArchiveEndpoint,
+  localS3Client,
+} from '../local/local-archive.js';
+import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from '../local/local-queues.js';
+import { sqsClientFor } from '../local/sqs-client.js';
+import { portFrom } from '../local/start-config.js';
+import { readArchiveWindow, type TimeWindow } from './lib/archive-reader.js';
+import {
+  isEntryPoint,
+  parseToolArgs,
+  processIo,
+  runTool,
+  type ToolIo,
+  UsageError,
+} from './lib/tool-io.js';
+
+/** Deliveries between two progress lines. */
+const PROGRESS_EVERY = 100;
+
+const USAGE = `Usage: npm run replay -- --from <ISO-8601> --to <ISO-8601> [--endpoint <name>] [--stack <name>] [--dry-run]
+
+Re-queues the archived verified deliveries received from --from (included) to --to (excluded),
+oldest first, each with its original body, attributes and dedup key: an idempotent consumer skips
+the bookings it already applied. Ignored and rejected calls are archived but never re-queued.
+
+  --from TIME       start of the window, ISO 8601 with a time zone, e.g. 2026-11-27T09:00:00Z
+  --to TIME         end of the window (excluded), after --from
+  --endpoint NAME   only the deliveries to endpoint NAME (a receiver serving several)
+  --stack NAME      the deployed stack: its QueueUrl and ArchiveBucketName outputs (normal AWS
+                    credentials and region apply); without it, the local run of npm start
+                    (queue on LOCAL_SQS_PORT, default ${DEFAULT_LOCAL_SQS_PORT}; archive on LOCAL_S3_PORT, default ${DEFAULT_LOCAL_S3_PORT})
+  --dry-run         list what would be sent (time, endpoint, event, dedup key), send nothing
+  --help            show this help
+
+Prints progress every ${PROGRESS_EVERY} deliveries on stderr and ends with "replayed <n> of <m> deliveries".
+Exit status: 0 all sent, 1 the archive or queue could not be used (nothing more is sent after
+a failed send), 2 usage error. Bodies are personal data: they are never printed.`;
+
+/** Where the archive and the queue are. */
+interface Target {
+  /** For messages: `stack X` or `the local run`. */
+  readonly name: string;
+  readonly queueUrl: string;
+  readonly bucket: string;
+  readonly s3: S3Client;
+}
+
+interface ReplayOptions {
+  readonly window: TimeWindow;
+  readonly endpoint: string | undefined;
+  readonly stack: string | undefined;
+  readonly dryRun: boolean;
+}
+
+/** A failure the user can act on, reported in one line with exit status 1. */
+class ReplayFailure extends Error {}
+
+/**
+ * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 failure,
+ * 2 usage error).
+ *
+ * @param args - arguments after `--`
+ * @param io - streams, environment and working directory
+ */
+export function main(args: readonly string[], io: ToolIo): Promise<number> {
+  return runTool(
+    io,
+    { name: 'replay', usage: USAGE },
+    () => parseOptions(args),
+    (options) => replay(options, io),
+  );
+}
+
+async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
+  let target: Target | undefined;
+  let sqs: SQSClient | undefined;
+  let sent = 0;
+  let total = 0;
+  try {
+    target = await findTarget(options.stack, io.env);
+    const { calls, unreadableLines } = await readArchiveWindow(
+      target.s3,
+      target.bucket,
+      options.window,
+      (read, listed) => {
+        if (read % PROGRESS_EVERY === 0) io.err(`read ${read} of ${listed} archive objects`);
+      },
+    );
+    if (unreadableLines > 0) {
+      io.err(`skipped ${unreadableLines} archive lines that are not records of this receiver`);
+    }
+    const deliveries = calls.flatMap(({ record }) => {
+      const message = archivedMessage(record);
+      if (message === undefined) return [];
+      if (options.endpoint !== undefined && record.endpoint !== options.endpoint) return [];
+      return [{ record, message }];
+    });
+    total = deliveries.length;
+    if (options.dryRun) {
+      for (const { record } of deliveries) io.out(describe(record));
+      io.out(`replayed 0 of ${total} deliveries (--dry-run: nothing sent to ${target.queueUrl})`);
+      return 0;
+    }
+    sqs = sqsClientFor(target.queueUrl, io.env);
+    const fifo = target.queueUrl.endsWith('.fifo');
+    for (const { message } of deliveries) {
+      await sqs.send(new SendMessageCommand(sendMessageInput(target.queueUrl, fifo, message)));
+      sent++;
+      if (sent % PROGRESS_EVERY === 0 && sent < total) io.err(`${sent} of ${total} sent`);
+    }
+    io.out(`replayed ${sent} of ${total} deliveries`);
+    return 0;
+  } catch (error) {
+    io.err(describeFailure(error, options, target));
+    if (target !== undefined && !options.dryRun) io.out(`replayed ${sent} of ${total} deliveries`);
+    return 1;
+  } finally {
+    target?.s3.destroy();
+    sqs?.destroy();
+  }
+}
+
+/** One line of `--dry-run`: when, where, what; never the body or the sender's headers. */
+function describe(record: ArchiveRecord): string {
+  return [
+    record.received_at,
+    record.endpoint === undefined ? '' : `endpoint ${record.endpoint}`,
+    `event ${record.message?.attributes.event ?? '?'}`,
+    `dedup_key ${record.dedup_key ?? record.message?.deduplication_id ?? '?'}`,
+  ]
+    .filter((part) => part !== '')
+    .join(' | ');
+}
+
+/** The deployed stack's queue and archive (from its outputs), or the local run's. */
+async function findTarget(stack: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
+  if (stack === undefined) {
+    return {
+      name: 'the local run',
+      queueUrl: localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT)),
+      bucket: LOCAL_ARCHIVE.bucket,
+      s3: localS3Client(
+        localArchiveEndpoint(portFrom(env, 'LOCAL_S3_PORT', DEFAULT_LOCAL_S3_PORT)),
+      ),
+    };
+  }
+  const cloudFormation = new CloudFormationClient({});
+  try {
+    const described = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
+    const outputs = new Map(
+      (described.Stacks?.[0]?.Outputs ?? []).map(({ OutputKey, OutputValue }) => [
+        OutputKey,
+        OutputValue,
+      ]),
+    );
+    const queueUrl = outputs.get('QueueUrl');
+    const bucket = outputs.get('ArchiveBucketName');
+    if (queueUrl === undefined) throw new ReplayFailure(`stack ${stack} has no QueueUrl output`);
+    if (bucket === undefined) {
+      throw new ReplayFailure(
+        `stack ${stack} keeps no archive (no ArchiveBucketName output): deploy it with -c archive=true`,
+      );
+    }
+    return { name: `stack ${stack}`, queueUrl, bucket, s3: new S3Client({}) };
+  } finally {
+    cloudFormation.destroy();
+  }
+}
+
+function describeFailure(
+  error: unknown,
+  options: ReplayOptions,
+  target: Target | undefined,
+): string {
+  if (error instanceof ReplayFailure) return error.message;
+  const { name, message } = error as Error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (name === 'CredentialsProviderError') {
+    return `no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID (or run without --stack for the local run)`;
+  }
+  if (name === 'ValidationError' && /does not exist/.test(message) && options.stack) {
+    return `unknown stack ${options.stack}: no such stack in this account and region (check --stack and AWS_REGION)`;
+  }
+  if (code === 'ECONNREFUSED' && target?.name === 'the local run') {
+    return `nothing answers (${message}): start the local receiver with npm start (or pass --stack)`;
+  }
+  if (name === 'NoSuchBucket') {
+    return `${target?.name ?? 'the target'} has no archive bucket ${target?.bucket ?? ''}: ${
+      target?.name === 'the local run' ? 'start npm start once to create it' : 'check the stack'
+    }`;
+  }
+  return `replay failed: ${name}: ${message}`;
+}
+
+/**
+ * An ISO 8601 time with a date, a time and a zone (`Z` or `±hh:mm`): a time without a zone would
+ * be read in the machine's zone, a window an operator did not mean.
+ */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+function timeOption(flag: string, text: string | undefined): Date {
+  if (text === undefined) throw new UsageError(`${flag} is required`);
+  const at = ISO_TIME.test(text) ? new Date(text) : undefined;
+  if (at === undefined || Number.isNaN(at.getTime())) {
+    throw new UsageError(
+      `${flag} must be an ISO 8601 time with a zone, e.g. 2026-11-27T09:00:00Z, got '${text}'`,
+    );
+  }
+  return at;
+}
+
+function parseOptions(args: readonly string[]): ReplayOptions | 'help' {
+  const values = parseToolArgs(args, {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    endpoint: { type: 'string' },
+    stack: { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
+  const from = timeOption('--from', values.from);
+  const to = timeOption('--to', values.to);
+  if (to <= from) throw new UsageError('--to must be after --from');
+  if (values.endpoint !== undefined && !isEndpointName(values.endpoint)) {
+    throw new UsageError(`--endpoint '${values.endpoint}' is not an endpoint name`);
+  }
+  if (values.stack !== undefined && values.stack.trim() === '') {
+    throw new UsageError('--stack needs a stack name');
+  }
+  return {
+    window: { from, to },
+    endpoint: values.endpoint,
+    stack: values.stack,
+    dryRun: values['dry-run'],
+  };
+}
+
+if (isEntryPoint(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2), processIo());
+}
