@@ -56,8 +56,14 @@ export interface LocalArchiveOptions {
   readonly port: number;
   /** The state folder; the bucket is kept in its `archive` folder. */
   readonly stateDir: string;
-  /** Called with each record written and its object key (the inspector links deliveries to it). */
-  readonly onArchived?: (record: Buffer, key: string) => void;
+  /** Called with each record written and its object (the inspector links deliveries to it). */
+  readonly onArchived?: (record: Buffer, object: ArchivedObject) => void;
+}
+
+/** An object of the local archive: its key, and its URL on the local S3 (path style). */
+export interface ArchivedObject {
+  readonly key: string;
+  readonly url: string;
 }
 
 /** A running local archive. */
@@ -101,7 +107,7 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
       return;
     }
     client ??= localS3Client(endpoint);
-    putRecords(client, target, request, options.onArchived).then(
+    putRecords(client, endpoint, target, request, options.onArchived).then(
       (body) => answer(response, 200, body),
       (error: unknown) =>
         answer(response, 400, {
@@ -127,6 +133,7 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
 /** Writes the records of one PutRecord or PutRecordBatch, one object each; the answer's body. */
 async function putRecords(
   client: S3Client,
+  endpoint: string,
   target: string,
   request: IncomingMessage,
   onArchived: LocalArchiveOptions['onArchived'],
@@ -149,7 +156,7 @@ async function putRecords(
     // Firehose's object name: stream, version, time, id; under the hour prefix it would use.
     const key = `${archiveHourPrefix(now)}${LOCAL_ARCHIVE.stream}-1-${now.toISOString().slice(0, 19).replace(/[T:]/g, '-')}-${randomUUID()}`;
     await client.send(new PutObjectCommand({ Bucket: LOCAL_ARCHIVE.bucket, Key: key, Body: data }));
-    onArchived?.(data, key);
+    onArchived?.(data, { key, url: `${endpoint}/${LOCAL_ARCHIVE.bucket}/${key}` });
     ids.push(randomUUID());
   }
   return target === 'PutRecord'

@@ -1,9 +1,10 @@
-import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
+import { ARCHIVE_STREAM, type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { createHandler } from '../lambda/receiver/handler.js';
 import { ensureWebhookSecret, type LocalWebhookSecret, WEBHOOK_SECRET } from './dotenv.js';
 import { isLoopbackHost } from './inspector/access.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
+import { type LocalArchive, startLocalArchive } from './local-archive.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
 import { endpointKeyVariable, type StartConfig } from './start-config.js';
 import { lockStateFolder } from './state-lock.js';
@@ -44,6 +45,8 @@ export interface LocalReceiver {
   /** The server; its `url` is the single endpoint's, and the base of named endpoints' URLs. */
   readonly webhook: WebhookServer;
   readonly queues: LocalQueues;
+  /** The archive of every answered call, kept in the state folder's `archive` folder. */
+  readonly archive: LocalArchive;
   /** The single endpoint, or one per name of `ENDPOINTS` in its order. */
   readonly endpoints: readonly LocalEndpoint[];
   /**
@@ -126,6 +129,17 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
     fresh: options.fresh ?? false,
     ...(inspector === undefined ? {} : { tap: inspector.tapQueue }),
   });
+  let archive: LocalArchive;
+  try {
+    archive = await startLocalArchive({
+      port: options.localS3Port,
+      stateDir: options.stateDir,
+      ...(inspector === undefined ? {} : { onArchived: inspector.onArchived }),
+    });
+  } catch (error) {
+    await queues.shutdown();
+    throw error;
+  }
   const ignored: string[] = [];
   const unused = [
     ...SECRETS_MANAGER_SETTINGS,
@@ -142,6 +156,9 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
   }
   env.QUEUE_URL = queues.queueUrl;
   env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
+  // The production archive code, against the local Firehose stand-in.
+  env[ARCHIVE_STREAM] = archive.stream;
+  env.AWS_ENDPOINT_URL_FIREHOSE = archive.endpoint;
   // EMF metric blobs mean nothing without CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   try {
@@ -160,6 +177,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
     return {
       webhook,
       queues,
+      archive,
       endpoints: keys.map(({ name, key }) => ({
         name,
         url: name === undefined ? webhook.url : `${webhook.url}/${name}`,
@@ -170,10 +188,12 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       close: async () => {
         inspector?.close();
         await webhook.close();
+        await archive.close();
         await queues.shutdown();
       },
     };
   } catch (error) {
+    await archive.close();
     await queues.shutdown();
     throw error;
   }
