@@ -189,6 +189,9 @@ function describeFailure(
   if (error instanceof ReplayFailure) return error.message;
   const { name, message } = error as Error;
   const code = (error as NodeJS.ErrnoException).code;
+  if (/Region is missing/.test(message)) {
+    return 'no AWS region: set AWS_REGION (or a profile with a region in AWS_PROFILE) for --stack';
+  }
   if (name === 'CredentialsProviderError') {
     return `no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID (or run without --stack for the local run)`;
   }

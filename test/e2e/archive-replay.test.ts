@@ -233,6 +233,27 @@ describe('npm run replay against the local run', () => {
     expect(run.err.join('\n')).toMatch(message);
   });
 
+  it('exits 1 asking for a region when --stack is given without one', async () => {
+    // Prepare
+    vi.stubEnv('AWS_REGION', undefined);
+    vi.stubEnv('AWS_DEFAULT_REGION', undefined);
+    vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/aws-config');
+
+    // Act
+    const run = await runTool(
+      replay,
+      ['--from', '2026-11-27T00:00:00Z', '--to', '2026-11-27T01:00:00Z', '--stack', 'Bookings'],
+      { env },
+    );
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.err).toEqual([
+      'no AWS region: set AWS_REGION (or a profile with a region in AWS_PROFILE) for --stack',
+    ]);
+    expect(run.out).toEqual([]);
+  });
+
   it('exits 1 naming npm start when no local archive answers', async () => {
     // Prepare
     const port = new URL(await refusingEndpoint()).port;
