@@ -6,6 +6,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
 import { isEndpointName } from '../lambda/receiver/config.js';
 import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
@@ -67,7 +68,7 @@ interface ReplayOptions {
 }
 
 /** A failure the user can act on, reported in one line with exit status 1. */
-class ReplayFailure extends Error {}
+class ReplayFailure extends WebhookReceiverError {}
 
 /**
  * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 failure,
@@ -111,7 +112,7 @@ async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
     });
     total = deliveries.length;
     if (options.dryRun) {
-      for (const { record } of deliveries) io.out(describe(record));
+      for (const { record } of deliveries) io.out(describeDelivery(record));
       io.out(`replayed 0 of ${total} deliveries (--dry-run: nothing sent to ${target.queueUrl})`);
       return 0;
     }
@@ -135,7 +136,7 @@ async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
 }
 
 /** One line of `--dry-run`: when, where, what; never the body or the sender's headers. */
-function describe(record: ArchiveRecord): string {
+function describeDelivery(record: ArchiveRecord): string {
   return [
     record.received_at,
     record.endpoint === undefined ? '' : `endpoint ${record.endpoint}`,

@@ -12,8 +12,8 @@ import {
  * @module
  */
 
-/** An archived call and the object it is in. */
-export interface ArchivedCall {
+/** An archive record and the object it is in. */
+export interface ArchiveEntry {
   /** The object's key. */
   readonly key: string;
   readonly record: ArchiveRecord;
@@ -70,7 +70,7 @@ export function windowPrefixes({ from, to }: TimeWindow): string[] {
 
 /** Result of {@link readArchiveWindow}: the records, and how many lines could not be read. */
 export interface ArchiveWindow {
-  readonly calls: readonly ArchivedCall[];
+  readonly calls: readonly ArchiveEntry[];
   readonly unreadableLines: number;
 }
 
@@ -99,7 +99,7 @@ export async function readArchiveWindow(
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
   }
-  const calls: ArchivedCall[] = [];
+  const calls: ArchiveEntry[] = [];
   let unreadableLines = 0;
   const from = window.from.getTime();
   const to = window.to.getTime();
