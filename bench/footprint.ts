@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { buildBookingPayload } from '../local/booking-payload.js';
+import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { startLocalQueues } from '../local/local-queues.js';
 import { bundle, LOAD_ENV } from './cold-start.js';
 import { signedEvent } from './handler.js';

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { buildBookingPayload } from '../devkit/booking-payload.js';
+import { sqsClientFor } from '../devkit/sqs-client.js';
+import { webhookPath } from '../lambda/contract/endpoints.js';
 import { signPayload } from '../lambda/core/index.js';
 import { loadConfig } from '../lambda/receiver/config.js';
 import { createHandler, type ReceiverHandler } from '../lambda/receiver/handler.js';
 import { toApiGatewayEvent } from '../local/api-gateway-event.js';
-import { buildBookingPayload } from '../local/booking-payload.js';
 import { createLocalContext } from '../local/lambda-context.js';
 import { startLocalQueues } from '../local/local-queues.js';
-import { sqsClientFor } from '../local/sqs-client.js';
 import { percentile } from './percentile.js';
 import type { BenchSection, BenchTable } from './section.js';
 import { BENCH_BODIES, bareHmac } from './verify.js';
@@ -139,7 +140,7 @@ export function signedEvent(
   return toApiGatewayEvent(
     {
       method: 'POST',
-      target: '/webhook',
+      target: webhookPath(),
       httpVersion: '1.1',
       rawHeaders: ['Content-Type', 'application/json', 'Service-Signature', signature],
       body: Buffer.from(body),

@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { type LocalProcess, startLocalProcess } from '../devkit/local-process.js';
 import { signPayload } from '../lambda/core/index.js';
-import { type LocalProcess, startLocalProcess } from '../loadtest/local-process.js';
 import { percentile } from './percentile.js';
 import type { BenchSection, BenchTable } from './section.js';
 import { eventBooked, notes } from './verify.js';

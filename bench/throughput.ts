@@ -1,10 +1,10 @@
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonResult } from 'autocannon';
+import { buildBookingPayload } from '../devkit/booking-payload.js';
+import { startLocalProcess } from '../devkit/local-process.js';
 import { signPayload } from '../lambda/core/index.js';
 import { STAGE_THROTTLE_DEFAULTS } from '../lib/capacity-settings.js';
-import { startLocalProcess } from '../loadtest/local-process.js';
-import { buildBookingPayload } from '../local/booking-payload.js';
 import type { BenchSection, BenchTable } from './section.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
+import { phpJsonEncode } from '../devkit/booking-payload.js';
 import { squashJson } from '../lambda/core/canonical-json.js';
 import { signPayload, verifySignature } from '../lambda/core/index.js';
-import { phpJsonEncode } from '../local/booking-payload.js';
 import { compareOperations } from './measure.js';
 import type { BenchSection, BenchTable } from './section.js';
 

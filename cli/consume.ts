@@ -10,15 +10,14 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
 import {
   DEFAULT_LOCAL_SQS_PORT,
   DLQ_NAME,
   localQueueUrl,
+  portFrom,
   QUEUE_NAME,
-} from '../local/local-queues.js';
-import { isLoopbackUrl, sqsClientFor } from '../local/sqs-client.js';
-import { portFrom } from '../local/start-config.js';
+} from '../devkit/local-run.js';
+import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -27,7 +26,12 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
+} from '../devkit/tool-io.js';
+import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+
+/** SQS kept messages that `consume` printed and asked to delete (they will be received again). */
+export class QueueDeleteError extends WebhookReceiverError {}
 
 const USAGE = `Usage: npm run consume -- [--queue-url URL | --dlq] [--follow] [--json]
 
@@ -176,7 +180,7 @@ async function deleteMessages(
   );
   const failed = result.Failed ?? [];
   if (failed.length > 0) {
-    throw new Error(
+    throw new QueueDeleteError(
       `could not delete ${failed.length} message(s): ${failed[0]?.Message ?? failed[0]?.Code}`,
     );
   }

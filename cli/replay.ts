@@ -6,20 +6,17 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
-import { isEndpointName } from '../lambda/receiver/config.js';
-import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
+import { isoTimeOption } from '../devkit/cli-options.js';
 import {
   DEFAULT_LOCAL_S3_PORT,
+  DEFAULT_LOCAL_SQS_PORT,
   LOCAL_ARCHIVE,
   localArchiveEndpoint,
-  localS3Client,
-} from '../local/local-archive.js';
-import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from '../local/local-queues.js';
-import { sqsClientFor } from '../local/sqs-client.js';
-import { portFrom } from '../local/start-config.js';
-import { readArchiveWindow, type TimeWindow } from './lib/archive-reader.js';
+  localQueueUrl,
+  portFrom,
+} from '../devkit/local-run.js';
+import { localS3Client } from '../devkit/s3-client.js';
+import { sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -27,7 +24,17 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
+} from '../devkit/tool-io.js';
+import {
+  DEFAULT_STACK_NAME,
+  ENDPOINT_NAME_RULE,
+  isEndpointName,
+  STACK_OUTPUTS,
+} from '../lambda/contract/endpoints.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
+import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
+import { readArchiveWindow, type TimeWindow } from './lib/archive-reader.js';
 
 /** Deliveries between two progress lines. */
 const PROGRESS_EVERY = 100;
@@ -41,7 +48,8 @@ the bookings it already applied. Ignored and rejected calls are archived but nev
   --from TIME       start of the window, ISO 8601 with a time zone, e.g. 2026-11-27T09:00:00Z
   --to TIME         end of the window (excluded), after --from
   --endpoint NAME   only the deliveries to endpoint NAME (a receiver serving several)
-  --stack NAME      the deployed stack: its QueueUrl and ArchiveBucketName outputs (normal AWS
+  --stack NAME      the deployed stack (cdk deploy names it ${DEFAULT_STACK_NAME} unless -c stackName):
+                    its ${STACK_OUTPUTS.queueUrl} and ${STACK_OUTPUTS.archiveBucketName} outputs (normal AWS
                     credentials and region apply); without it, the local run of npm start
                     (queue on LOCAL_SQS_PORT, default ${DEFAULT_LOCAL_SQS_PORT}; archive on LOCAL_S3_PORT, default ${DEFAULT_LOCAL_S3_PORT})
   --dry-run         list what would be sent (time, endpoint, event, dedup key), send nothing
@@ -168,12 +176,14 @@ async function findTarget(stack: string | undefined, env: NodeJS.ProcessEnv): Pr
         OutputValue,
       ]),
     );
-    const queueUrl = outputs.get('QueueUrl');
-    const bucket = outputs.get('ArchiveBucketName');
-    if (queueUrl === undefined) throw new ReplayFailure(`stack ${stack} has no QueueUrl output`);
+    const queueUrl = outputs.get(STACK_OUTPUTS.queueUrl);
+    const bucket = outputs.get(STACK_OUTPUTS.archiveBucketName);
+    if (queueUrl === undefined) {
+      throw new ReplayFailure(`stack ${stack} has no ${STACK_OUTPUTS.queueUrl} output`);
+    }
     if (bucket === undefined) {
       throw new ReplayFailure(
-        `stack ${stack} keeps no archive (no ArchiveBucketName output): deploy it with -c archive=true`,
+        `stack ${stack} keeps no archive (no ${STACK_OUTPUTS.archiveBucketName} output): deploy it with -c archive=true`,
       );
     }
     return { name: `stack ${stack}`, queueUrl, bucket, s3: new S3Client({}) };
@@ -210,23 +220,6 @@ function describeFailure(
   return `replay failed: ${name}: ${message}`;
 }
 
-/**
- * An ISO 8601 time with a date, a time and a zone (`Z` or `±hh:mm`): a time without a zone would
- * be read in the machine's zone, a window an operator did not mean.
- */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-
-function timeOption(flag: string, text: string | undefined): Date {
-  if (text === undefined) throw new UsageError(`${flag} is required`);
-  const at = ISO_TIME.test(text) ? new Date(text) : undefined;
-  if (at === undefined || Number.isNaN(at.getTime())) {
-    throw new UsageError(
-      `${flag} must be an ISO 8601 time with a zone, e.g. 2026-11-27T09:00:00Z, got '${text}'`,
-    );
-  }
-  return at;
-}
-
 function parseOptions(args: readonly string[]): ReplayOptions | 'help' {
   const values = parseToolArgs(args, {
     from: { type: 'string' },
@@ -237,11 +230,13 @@ function parseOptions(args: readonly string[]): ReplayOptions | 'help' {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
-  const from = timeOption('--from', values.from);
-  const to = timeOption('--to', values.to);
+  const from = isoTimeOption('--from', values.from);
+  const to = isoTimeOption('--to', values.to);
   if (to <= from) throw new UsageError('--to must be after --from');
   if (values.endpoint !== undefined && !isEndpointName(values.endpoint)) {
-    throw new UsageError(`--endpoint '${values.endpoint}' is not an endpoint name`);
+    throw new UsageError(
+      `--endpoint '${values.endpoint}' is not an endpoint name: ${ENDPOINT_NAME_RULE}`,
+    );
   }
   if (values.stack !== undefined && values.stack.trim() === '') {
     throw new UsageError('--stack needs a stack name');

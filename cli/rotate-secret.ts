@@ -15,13 +15,7 @@ import {
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
-import {
-  describeSecretKeyFailure,
-  replaceKeyInSecretValue,
-} from '../lambda/receiver/decision/secret-value.js';
-import { SECRET_JSON_FIELD_VARIABLE } from './lib/signing-key.js';
+import { SECRET_JSON_FIELD_VARIABLE } from '../devkit/signing-key.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -29,10 +23,19 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
-
-/** The stack name `npm run deploy` uses unless `-c stackName=...` says otherwise. */
-export const DEFAULT_STACK_NAME = 'WebhookReceiver';
+} from '../devkit/tool-io.js';
+import {
+  DEFAULT_STACK_NAME,
+  ENDPOINT_NAME_RULE,
+  endpointOutputKey,
+  isEndpointName,
+  STACK_OUTPUTS,
+} from '../lambda/contract/endpoints.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+import {
+  describeSecretKeyFailure,
+  replaceKeyInSecretValue,
+} from '../lambda/receiver/decision/secret-value.js';
 
 const USAGE = `Usage: npm run rotate-secret -- (--secret-id ID | --endpoint NAME [--stack-name NAME])
          (--put KEYFILE | --stage KEYFILE | --promote | --revoke-previous)
@@ -258,20 +261,6 @@ interface RotateRequest {
   readonly action: RotateAction;
 }
 
-/**
- * The stack output holding the secret ARN of endpoint `name`: `SecretArn` and the name in
- * PascalCase without hyphens (`eu-west` -> `SecretArnEuWest`).
- *
- * @param name - a valid endpoint name
- */
-export function endpointSecretOutputKey(name: string): string {
-  const pascal = name
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-  return `SecretArn${pascal}`;
-}
-
 /** Result of {@link endpointSecretArn}: the ARN, or why the stack has none for the endpoint. */
 export type EndpointSecretArn =
   | { readonly ok: true; readonly secretArn: string }
@@ -291,12 +280,12 @@ export async function endpointSecretArn(
 ): Promise<EndpointSecretArn> {
   const described = await client.send(new DescribeStacksCommand({ StackName: stackName }));
   const outputs = described.Stacks?.[0]?.Outputs ?? [];
-  const outputKey = endpointSecretOutputKey(endpoint);
+  const outputKey = endpointOutputKey(STACK_OUTPUTS.secretArn, endpoint);
   const secretArn = outputs.find((output) => output.OutputKey === outputKey)?.OutputValue;
   if (secretArn !== undefined) return { ok: true, secretArn };
   const endpointOutputs = outputs
     .map((output) => output.OutputKey ?? '')
-    .filter((key) => key.startsWith('SecretArn') && key !== 'SecretArn');
+    .filter((key) => key.startsWith(STACK_OUTPUTS.secretArn) && key !== STACK_OUTPUTS.secretArn);
   const known =
     endpointOutputs.length === 0
       ? 'none: it serves no named endpoints'

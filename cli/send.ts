@@ -7,14 +7,11 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
-import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
-import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
-import { buildBookingPayload } from '../local/booking-payload.js';
-import { DOTENV_FILE, findWebhookSecret } from '../local/dotenv.js';
-import { DEFAULT_PORT, portFrom } from '../local/start-config.js';
-import { WEBHOOK_PATH } from '../local/webhook-server.js';
-import { readFileOption } from './lib/cli-options.js';
-import { readEndpointKey, readSecretIdKey, type SigningKey } from './lib/signing-key.js';
+import { buildBookingPayload } from '../devkit/booking-payload.js';
+import { readFileOption } from '../devkit/cli-options.js';
+import { DOTENV_FILE, findWebhookSecret } from '../devkit/dotenv.js';
+import { DEFAULT_PORT, portFrom } from '../devkit/local-run.js';
+import { readEndpointKey, readSecretIdKey, type SigningKey } from '../devkit/signing-key.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -23,7 +20,10 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
+} from '../devkit/tool-io.js';
+import { webhookPath } from '../lambda/contract/endpoints.js';
+import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
+import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 
 const USAGE = `Usage: npm run send -- [--url URL] [--endpoint NAME] [--file payload.json] [--event NAME] [--count N]
          [--secret-id ID]
@@ -177,7 +177,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
   if (!/^\d{1,9}$/.test(countText) || count < 1) {
     throw new UsageError(`--count must be a whole number of at least 1, got '${countText}'`);
   }
-  const path = endpoint === undefined ? WEBHOOK_PATH : `${WEBHOOK_PATH}/${endpoint}`;
+  const path = webhookPath(endpoint);
   const url = values.url ?? `http://127.0.0.1:${portFrom(io.env, 'PORT', DEFAULT_PORT)}${path}`;
   if (!isHttpUrl(url)) {
     throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
@@ -185,7 +185,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
   const endpointKey = endpoint === undefined ? undefined : await readEndpointKey(endpoint, io);
   if (endpoint !== undefined && endpointNameFromPath(new URL(url).pathname) !== endpoint) {
     throw new UsageError(
-      `--url ${url} is not a URL of endpoint '${endpoint}': its path must end in ${WEBHOOK_PATH}/${endpoint}`,
+      `--url ${url} is not a URL of endpoint '${endpoint}': its path must end in ${webhookPath(endpoint)}`,
     );
   }
   const fileBody =

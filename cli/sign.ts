@@ -5,17 +5,17 @@
  */
 
 import { resolve } from 'node:path';
-import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
-import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
-import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
+import { readFileOption, unixSecondsNow, wholeSecondsOption } from '../devkit/cli-options.js';
+import { DOTENV_FILE, withDotEnvWebhookSecret } from '../devkit/dotenv.js';
 import {
   KEY_OPTIONS_USAGE,
   KEY_SOURCES_USAGE,
   keyOption,
   refuseKeyArguments,
   resolveKeyOption,
-} from './lib/signing-key.js';
-import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from './lib/tool-io.js';
+} from '../devkit/signing-key.js';
+import { isEntryPoint, parseToolArgs, processIo, runTool, type ToolIo } from '../devkit/tool-io.js';
+import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent sign -- --body-file PATH [--t SECONDS]
          [--secret-file PATH | --secret-id ID | --endpoint NAME]

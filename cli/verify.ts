@@ -5,14 +5,13 @@
  */
 
 import { resolve } from 'node:path';
-import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/verify-signature.js';
-import { DOTENV_FILE, withDotEnvWebhookSecret } from '../local/dotenv.js';
-import { readFileOption, unixSecondsNow, wholeSecondsOption } from './lib/cli-options.js';
+import { readFileOption, unixSecondsNow, wholeSecondsOption } from '../devkit/cli-options.js';
 import {
   diagnoseSignature,
   MAX_DIAGNOSED_BODY_BYTES,
   MAX_DIAGNOSED_DEPTH,
-} from './lib/diagnose-signature.js';
+} from '../devkit/diagnose-signature.js';
+import { DOTENV_FILE, withDotEnvWebhookSecret } from '../devkit/dotenv.js';
 import {
   KEY_OPTIONS_USAGE,
   KEY_SOURCES_USAGE,
@@ -21,7 +20,7 @@ import {
   refuseKeyArguments,
   resolveKeyOption,
   type SigningKey,
-} from './lib/signing-key.js';
+} from '../devkit/signing-key.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -29,7 +28,8 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from './lib/tool-io.js';
+} from '../devkit/tool-io.js';
+import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/verify-signature.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent verify -- --header '<value>' --body-file PATH
          [--now SECONDS] [--tolerance SECONDS] [--secret-file PATH | --secret-id ID | --endpoint NAME]

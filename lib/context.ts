@@ -1,4 +1,15 @@
 import type { Node } from 'constructs';
+import {
+  DEFAULT_STACK_NAME,
+  ENDPOINT_SECRET_CONTEXT_PREFIX,
+  endpointSecretContextKey,
+  splitList,
+} from '../lambda/contract/endpoints.js';
+import {
+  checkWholeNumber,
+  RECEIVER_SETTINGS,
+  type WholeNumberSettingProp,
+} from '../lambda/contract/settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
 import type { ReceiverStackEndpoint, ReceiverStackProps } from './receiver-stack.js';
@@ -13,9 +24,6 @@ export interface ReceiverContext {
   /** The stack's options, from the other context keys; absent keys keep the stack's defaults. */
   readonly props: ReceiverStackProps;
 }
-
-/** Stack name when context `stackName` is not set. */
-export const DEFAULT_STACK_NAME = 'WebhookReceiver';
 
 /** CloudFormation's rule for stack names. */
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
@@ -56,14 +64,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('secretArn', readString('secretArn', get('secretArn'))),
     ...optional('secretJsonField', readString('secretJsonField', get('secretJsonField'))),
     ...optional('fifo', readBoolean('fifo', get('fifo'))),
-    ...optional(
-      'signatureToleranceSeconds',
-      readNumber('signatureToleranceSeconds', get('signatureToleranceSeconds')),
-    ),
-    ...optional(
-      'previousKeyGraceSeconds',
-      readNumber('previousKeyGraceSeconds', get('previousKeyGraceSeconds')),
-    ),
+    ...readReceiverSettings(get),
     ...optional('forwardEvents', readList('forwardEvents', get('forwardEvents'))),
     ...optional('throttleRateLimit', readNumber('throttleRateLimit', get('throttleRateLimit'))),
     ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
@@ -78,9 +79,6 @@ export function readReceiverContext(node: Node): ReceiverContext {
   return { stackName, props };
 }
 
-/** Prefix of the context keys that import an endpoint's secret: `secretArn.<name>`. */
-const ENDPOINT_SECRET_ARN_PREFIX = 'secretArn.';
-
 /**
  * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>`. A `secretArn.<name>`
  * naming no endpoint is refused: a typo would otherwise deploy a placeholder in place of the key.
@@ -92,9 +90,9 @@ function readEndpoints(
   const names = readList('endpoints', get('endpoints'));
   const stray = Object.keys(node.getAllContext()).find(
     (key) =>
-      key.startsWith(ENDPOINT_SECRET_ARN_PREFIX) &&
+      key.startsWith(ENDPOINT_SECRET_CONTEXT_PREFIX) &&
       get(key) !== undefined &&
-      !names?.includes(key.slice(ENDPOINT_SECRET_ARN_PREFIX.length)),
+      !names?.includes(key.slice(ENDPOINT_SECRET_CONTEXT_PREFIX.length)),
   );
   if (stray !== undefined) {
     throw new InvalidContextError(
@@ -102,7 +100,7 @@ function readEndpoints(
     );
   }
   return names?.map((name) => {
-    const key = `${ENDPOINT_SECRET_ARN_PREFIX}${name}`;
+    const key = endpointSecretContextKey(name);
     return { name, ...optional('secretArn', readString(key, get(key))) };
   });
 }
@@ -157,7 +155,7 @@ function readList(key: string, value: unknown): string[] | undefined {
     return undefined;
   }
   if (typeof value === 'string') {
-    return value.split(',').map((item) => item.trim());
+    return splitList(value);
   }
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) {
     return value;
@@ -165,4 +163,24 @@ function readList(key: string, value: unknown): string[] | undefined {
   throw new InvalidContextError(
     `context ${key} must be a comma-separated list or an array of texts, got ${JSON.stringify(value)}`,
   );
+}
+
+/**
+ * The receiver's whole-number settings ({@link RECEIVER_SETTINGS}) given as context, each checked
+ * with the range and message the construct and the Lambda use.
+ */
+function readReceiverSettings(
+  get: (key: string) => unknown,
+): Partial<Record<WholeNumberSettingProp, number>> {
+  const entries = Object.values(RECEIVER_SETTINGS).flatMap((setting) => {
+    const given = get(setting.prop);
+    if (given === undefined) return [];
+    const checked =
+      typeof given === 'number' || typeof given === 'string'
+        ? checkWholeNumber(setting, given)
+        : checkWholeNumber(setting, JSON.stringify(given));
+    if (!checked.ok) throw new InvalidContextError(`context ${checked.message}`);
+    return [[setting.prop, checked.value] as const];
+  });
+  return Object.fromEntries(entries);
 }

@@ -39,15 +39,3 @@ export interface ServedWebhookEndpoint {
   /** The field of a JSON secret holding the key, when the endpoint names one. */
   readonly secretJsonField: string | undefined;
 }
-
-/**
- * The endpoint's name in PascalCase without hyphens (`eu-west` -> `EuWest`): the suffix of its
- * stack outputs and construct ids.
- * @param name - a valid endpoint name
- */
-export function endpointIdSuffix(name: string): string {
-  return name
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-}

@@ -3,6 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { CONSUMER_CONFIG_DEFAULTS } from '../lambda/consumer/config.js';
+import { InvalidConfigurationError } from './configuration-error.js';
 
 /**
  * The item-level actions the Powertools Idempotency utility's DynamoDB persistence layer sends:
@@ -66,7 +67,7 @@ export class IdempotencyTable extends Construct {
    * @param scope - the parent construct
    * @param id - the construct id
    * @param props - TTL and removal policy
-   * @throws {Error} when `idempotencyTtl` is shorter than one second or not whole seconds
+   * @throws {InvalidConfigurationError} when `idempotencyTtl` is shorter than one second or not whole seconds
    */
   constructor(scope: Construct, id: string, props: IdempotencyTableProps = {}) {
     super(scope, id);
@@ -108,7 +109,9 @@ function ttlSecondsOf(ttl: Duration): string {
   if (ttl.isUnresolved()) return ttl.toSeconds().toString();
   const seconds = ttl.toSeconds({ integral: false });
   if (!Number.isInteger(seconds) || seconds < 1) {
-    throw new Error(`idempotencyTtl must be whole seconds, at least 1, got ${ttl.toHumanString()}`);
+    throw new InvalidConfigurationError(
+      `idempotencyTtl must be whole seconds, at least 1, got ${ttl.toHumanString()}`,
+    );
   }
   return String(seconds);
 }

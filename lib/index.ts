@@ -7,9 +7,12 @@
  */
 export { WebhookReceiverError } from '../lambda/core/errors.js';
 export { InvalidConfigurationError } from './configuration-error.js';
+export type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
+export type { FunctionPropsOverrides } from './lambda-function.js';
 export {
   InvalidReceiverStackPropsError,
   ReceiverStack,
+  type ReceiverStackEndpoint,
   type ReceiverStackProps,
 } from './receiver-stack.js';
 export {

@@ -63,7 +63,29 @@ export interface FunctionOptions {
   readonly description: string;
   readonly environment: Record<string, string>;
   readonly reservedConcurrentExecutions?: number | undefined;
+  /** The user's additions ({@link FunctionPropsOverrides}), applied over the construct's choices. */
+  readonly overrides?: FunctionPropsOverrides | undefined;
 }
+
+/**
+ * What a user may set on a function beyond the construct's props (a VPC, layers, memory, a
+ * timeout, ephemeral storage, environment variables of their own...). The code, its runtime and
+ * handler, the role and the log group stay the construct's: the grants, the nag acknowledgements
+ * and the tests hold only for those. Variables the construct writes win over ones given here.
+ */
+export type FunctionPropsOverrides = Omit<
+  nodejs.NodejsFunctionProps,
+  | 'code'
+  | 'entry'
+  | 'handler'
+  | 'runtime'
+  | 'bundling'
+  | 'projectRoot'
+  | 'depsLockFilePath'
+  | 'role'
+  | 'logGroup'
+  | 'logRetention'
+>;
 
 /**
  * The function's code. Installed as a package (`dist/`), the construct uses the code `npm run
@@ -124,7 +146,9 @@ export function createFunction(
     ...(options.reservedConcurrentExecutions === undefined
       ? {}
       : { reservedConcurrentExecutions: options.reservedConcurrentExecutions }),
+    ...options.overrides,
     environment: {
+      ...options.overrides?.environment,
       POWERTOOLS_SERVICE_NAME: settings.serviceName,
       POWERTOOLS_METRICS_NAMESPACE: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
       NODE_OPTIONS: '--enable-source-maps',

@@ -3,6 +3,7 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
 import { ALLOWED_SOURCE_IPS } from '../lambda/receiver/config.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
 import { createFunction } from './lambda-function.js';
@@ -42,11 +43,16 @@ export function createReceiverFunction(
     timeout: Duration.seconds(15),
     description: 'Verifies signed booking-service webhooks and forwards them to SQS',
     reservedConcurrentExecutions: settings.reservedConcurrency,
+    overrides: settings.receiverFunctionProps,
     environment: {
       ...keysEnvironment(scope, keys),
       QUEUE_URL: queue.queueUrl,
-      SIGNATURE_TOLERANCE_SECONDS: String(settings.signatureToleranceSeconds),
-      PREVIOUS_KEY_GRACE_SECONDS: String(settings.previousKeyGraceSeconds),
+      ...Object.fromEntries(
+        Object.values(RECEIVER_SETTINGS).map(({ prop, variable }) => [
+          variable,
+          String(settings[prop]),
+        ]),
+      ),
       FORWARD_EVENTS: settings.forwardEvents.join(','),
       ...(settings.secretJsonField === undefined
         ? {}

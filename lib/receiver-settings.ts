@@ -1,20 +1,26 @@
-import { Duration, Names, Token } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
-  CONFIG_DEFAULTS,
-  checkForwardEvents,
   ENDPOINT_NAME_RULE,
+  endpointIdSuffix,
   isEndpointName,
-} from '../lambda/receiver/config.js';
+} from '../lambda/contract/endpoints.js';
+import {
+  checkWholeNumber,
+  RECEIVER_SETTINGS,
+  type WholeNumberSettingProp,
+} from '../lambda/contract/settings.js';
+import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
 import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
 import { DEFAULT_ARCHIVE_DAYS } from './archive.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
-import { endpointIdSuffix, type WebhookEndpoint } from './endpoints.js';
+import type { WebhookEndpoint } from './endpoints.js';
+import type { FunctionPropsOverrides } from './lambda-function.js';
 import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
 import type { WebhookReceiverProps } from './webhook-receiver.js';
 
@@ -53,9 +59,13 @@ export interface ReceiverSettings {
   readonly fifo: boolean;
   readonly existingQueue: sqs.IQueue | undefined;
   readonly queueProps: sqs.QueueProps;
+  readonly receiverFunctionProps: FunctionPropsOverrides | undefined;
+  readonly idempotencyTableRemovalPolicy: RemovalPolicy;
   readonly deadLetterQueueProps: sqs.QueueProps;
   readonly signatureToleranceSeconds: number;
   readonly previousKeyGraceSeconds: number;
+  readonly secretCacheSeconds: number;
+  readonly maxBodyBytes: number;
   readonly forwardEvents: readonly string[];
   readonly secretJsonField: string | undefined;
   /** The named endpoints; empty for the single endpoint `POST /webhook`. */
@@ -140,6 +150,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     );
   }
   checkIdempotencyOptions(props);
+  checkExistingQueueOptions(props);
   return {
     ingress,
     webAclArn: props.webAclArn,
@@ -147,18 +158,11 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     fifo,
     existingQueue: props.existingQueue,
     queueProps: props.queueProps ?? {},
+    receiverFunctionProps: props.receiverFunctionProps,
+    // The records live as long as the messages they describe: a queue's default is DESTROY.
+    idempotencyTableRemovalPolicy: props.idempotencyTableRemovalPolicy ?? RemovalPolicy.DESTROY,
     deadLetterQueueProps: props.deadLetterQueueProps ?? {},
-    signatureToleranceSeconds: checkInteger(
-      'signatureToleranceSeconds',
-      props.signatureToleranceSeconds ?? CONFIG_DEFAULTS.SIGNATURE_TOLERANCE_SECONDS,
-      1,
-      3600,
-    ),
-    previousKeyGraceSeconds: checkInteger(
-      'previousKeyGraceSeconds',
-      props.previousKeyGraceSeconds ?? CONFIG_DEFAULTS.PREVIOUS_KEY_GRACE_SECONDS,
-      0,
-    ),
+    ...receiverSettingValues(props),
     forwardEvents,
     secretJsonField: props.secretJsonField,
     endpoints,
@@ -328,11 +332,28 @@ function checkIngressOptions(ingress: IngressKind, props: WebhookReceiverProps):
   }
 }
 
+/** The construct's queue props would shape queues it does not create: refused, not ignored. */
+function checkExistingQueueOptions(props: WebhookReceiverProps): void {
+  if (props.existingQueue === undefined) return;
+  for (const name of ['queueProps', 'deadLetterQueueProps'] as const) {
+    if (props[name] !== undefined) {
+      throw new InvalidWebhookReceiverPropsError(
+        `${name} cannot be used with existingQueue: the construct creates no queue to apply them to; configure your queue where it is defined`,
+      );
+    }
+  }
+}
+
 /** The idempotency table serves the example consumer only; without it the props would do nothing. */
 function checkIdempotencyOptions(props: WebhookReceiverProps): void {
   if (props.idempotency && !props.consumer) {
     throw new InvalidWebhookReceiverPropsError(
       'idempotency needs consumer: true: the table records what the example consumer processed; a consumer of your own can use Powertools Idempotency with a table of its own',
+    );
+  }
+  if (props.idempotencyTableRemovalPolicy !== undefined && !props.idempotency) {
+    throw new InvalidWebhookReceiverPropsError(
+      'idempotencyTableRemovalPolicy needs idempotency: true: without it there is no table',
     );
   }
   if (props.idempotencyTtl !== undefined && !props.idempotency) {
@@ -431,4 +452,21 @@ function checkPositive(name: string, value: number): number {
     throw new InvalidWebhookReceiverPropsError(`${name} must be a number above 0, got ${value}`);
   }
   return value;
+}
+
+/**
+ * The receiver's whole-number settings ({@link RECEIVER_SETTINGS}): each prop, or its default,
+ * checked against the range the Lambda checks at cold start, with the same message.
+ */
+function receiverSettingValues(
+  props: WebhookReceiverProps,
+): Record<WholeNumberSettingProp, number> {
+  const entries = Object.values(RECEIVER_SETTINGS).map((setting) => {
+    const given = props[setting.prop];
+    if (given === undefined) return [setting.prop, setting.default] as const;
+    const checked = checkWholeNumber(setting, given);
+    if (!checked.ok) throw new InvalidWebhookReceiverPropsError(checked.message);
+    return [setting.prop, checked.value] as const;
+  });
+  return Object.fromEntries(entries) as Record<WholeNumberSettingProp, number>;
 }

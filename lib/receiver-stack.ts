@@ -3,8 +3,13 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import {
+  endpointIdSuffix,
+  endpointOutputKey,
+  endpointSecretContextKey,
+  STACK_OUTPUTS,
+} from '../lambda/contract/endpoints.js';
 import { InvalidConfigurationError } from './configuration-error.js';
-import { endpointIdSuffix } from './endpoints.js';
 import {
   type WebhookEndpoint,
   WebhookReceiver,
@@ -125,7 +130,7 @@ export class ReceiverStack extends Stack {
       return endpoint;
     }
     const secret = this.importSecret(
-      `secretArn.${endpoint.name}`,
+      endpointSecretContextKey(endpoint.name),
       `ImportedSigningKey${endpointIdSuffix(endpoint.name)}`,
       secretArn,
     );
@@ -143,13 +148,13 @@ export class ReceiverStack extends Stack {
 
   private addOutputs({ domainName, hostedZoneId }: ReceiverStackProps): void {
     const { receiver } = this;
-    new CfnOutput(this, 'QueueUrl', {
+    new CfnOutput(this, STACK_OUTPUTS.queueUrl, {
       value: receiver.queue.queueUrl,
       description: 'Queue of verified webhooks',
     });
     new CfnOutput(this, 'QueueArn', { value: receiver.queue.queueArn });
     if (receiver.deadLetterQueue) {
-      new CfnOutput(this, 'DeadLetterQueueUrl', {
+      new CfnOutput(this, STACK_OUTPUTS.deadLetterQueueUrl, {
         value: receiver.deadLetterQueue.queueUrl,
         description: 'Messages the consumer failed on 5 times',
       });
@@ -161,7 +166,7 @@ export class ReceiverStack extends Stack {
       });
     }
     if (receiver.archiveBucket) {
-      new CfnOutput(this, 'ArchiveBucketName', {
+      new CfnOutput(this, STACK_OUTPUTS.archiveBucketName, {
         value: receiver.archiveBucket.bucketName,
         description: 'Archived calls (personal data), read by npm run replay',
       });
@@ -179,25 +184,27 @@ export class ReceiverStack extends Stack {
     // With endpoints there is no single URL or secret: an output of the /webhook prefix would be
     // a URL to register that answers every call with 404.
     if (receiver.secret !== undefined) {
-      this.addEndpointOutputs('', receiver.url, receiver.secret);
+      this.addEndpointOutputs(undefined, receiver.url, receiver.secret);
     }
     for (const { name, url, secret } of receiver.endpoints) {
-      this.addEndpointOutputs(endpointIdSuffix(name), url, secret, ` of endpoint ${name}`);
+      this.addEndpointOutputs(name, url, secret);
     }
   }
 
-  /** `WebhookUrl<suffix>` and `SecretArn<suffix>`. */
+  /** `WebhookUrl` and `SecretArn`, or `WebhookUrl<Name>` and `SecretArn<Name>` of an endpoint. */
   private addEndpointOutputs(
-    suffix: string,
+    name: string | undefined,
     url: string,
     secret: secretsmanager.ISecret,
-    ofEndpoint = '',
   ): void {
-    new CfnOutput(this, `WebhookUrl${suffix}`, {
+    const ofEndpoint = name === undefined ? '' : ` of endpoint ${name}`;
+    const outputKey = (output: typeof STACK_OUTPUTS.webhookUrl | typeof STACK_OUTPUTS.secretArn) =>
+      name === undefined ? output : endpointOutputKey(output, name);
+    new CfnOutput(this, outputKey(STACK_OUTPUTS.webhookUrl), {
       value: url,
       description: `Register this URL${ofEndpoint} with the booking service`,
     });
-    new CfnOutput(this, `SecretArn${suffix}`, {
+    new CfnOutput(this, outputKey(STACK_OUTPUTS.secretArn), {
       value: secret.secretArn,
       description: `Put the signing key${ofEndpoint} issued by the booking service into this secret`,
     });

@@ -1,4 +1,4 @@
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
@@ -14,12 +14,14 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
 import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
 import { createArchive } from './archive.js';
 import { createConsumerFunction } from './consumer-function.js';
-import { endpointIdSuffix, type ServedWebhookEndpoint, type WebhookEndpoint } from './endpoints.js';
+import type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
 import { IdempotencyTable } from './idempotency-table.js';
 import { INGRESS_FACTORIES } from './ingress/index.js';
+import type { FunctionPropsOverrides } from './lambda-function.js';
 import { createQueues } from './queues.js';
 import { createReceiverFunction } from './receiver-function.js';
 import { type IngressKind, resolveSettings } from './receiver-settings.js';
@@ -173,7 +175,7 @@ export interface WebhookReceiverProps {
 
   /**
    * How far the signature timestamp may be from the receiver's clock, in seconds, either way.
-   * At most 3600: a wider window widens the replay window.
+   * 1 to 3600: a wider window widens the replay window (`RECEIVER_SETTINGS` holds the range).
    * @default 300
    */
   readonly signatureToleranceSeconds?: number;
@@ -183,6 +185,21 @@ export interface WebhookReceiverProps {
    * @default 86400
    */
   readonly previousKeyGraceSeconds?: number;
+
+  /**
+   * How long a warm receiver keeps the keys it loaded before asking Secrets Manager again, in
+   * seconds; a call that no cached key verifies reloads them sooner, so a rotated key is picked
+   * up at once (`SECRET_CACHE_SECONDS`).
+   * @default 300
+   */
+  readonly secretCacheSeconds?: number;
+
+  /**
+   * The largest body accepted, in bytes, 1 to 512000 (what always fits one SQS message with its
+   * attributes); a larger one is answered 413 before its signature is checked (`MAX_BODY_BYTES`).
+   * @default 262144
+   */
+  readonly maxBodyBytes?: number;
 
   /**
    * Event types forwarded to the queue; other verified events are acknowledged and dropped.
@@ -260,6 +277,22 @@ export interface WebhookReceiverProps {
    * @default Duration.days(7)
    */
   readonly idempotencyTtl?: Duration;
+
+  /**
+   * What `cdk destroy` does with the idempotency table. Only with `idempotency: true`. The
+   * queues' own policies are `queueProps.removalPolicy` and `deadLetterQueueProps.removalPolicy`.
+   * @default RemovalPolicy.DESTROY: the records live as long as the messages they describe
+   */
+  readonly idempotencyTableRemovalPolicy?: RemovalPolicy;
+
+  /**
+   * Function props applied over the receiver function's (a VPC, layers, memory, timeout, extra
+   * environment variables...): the escape hatch for what the props above do not cover. The code,
+   * runtime, handler, role and log group stay the construct's, and the variables the construct
+   * writes win over ones given here.
+   * @default - none
+   */
+  readonly receiverFunctionProps?: FunctionPropsOverrides;
 
   /**
    * X-Ray active tracing of the functions and the REST API stage (HTTP APIs and function URLs
@@ -346,7 +379,7 @@ export class WebhookReceiver extends Construct {
    * URLs, which serves no endpoint itself (register {@link WebhookReceiver.endpoints}' URLs).
    */
   public readonly url: string;
-  /** The receiver function (add environment variables here, e.g. `SECRET_CACHE_SECONDS`). */
+  /** The receiver function. */
   public readonly receiverFunction: nodejs.NodejsFunction;
   /** The queue verified events are forwarded to (`existingQueue` when given). */
   public readonly queue: sqs.IQueue;
@@ -417,8 +450,7 @@ export class WebhookReceiver extends Construct {
     const idempotency = settings.idempotency
       ? new IdempotencyTable(this, 'Idempotency', {
           ...(settings.idempotencyTtl ? { idempotencyTtl: settings.idempotencyTtl } : {}),
-          // The records live as long as the messages they describe: SQS's default is DESTROY.
-          removalPolicy: settings.queueProps.removalPolicy ?? RemovalPolicy.DESTROY,
+          removalPolicy: settings.idempotencyTableRemovalPolicy,
         })
       : undefined;
     this.idempotencyTable = idempotency?.table;

@@ -1,5 +1,5 @@
+import { buildBookingPayload, phpJsonEncode } from '../devkit/booking-payload.js';
 import { signPayload } from '../lambda/core/sign.js';
-import { buildBookingPayload, phpJsonEncode } from '../local/booking-payload.js';
 
 /** What a load-test request exercises; each kind has one answer in the receiver's contract. */
 export type RequestKind = 'valid' | 'replayed' | 'forged' | 'stale' | 'oversized' | 'ignored';

@@ -6,6 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { DOTENV_FILE, findWebhookSecret } from '../devkit/dotenv.js';
+import { type LocalProcess, startLocalProcess } from '../devkit/local-process.js';
+import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl, portFrom } from '../devkit/local-run.js';
+import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -14,14 +18,9 @@ import {
   runTool,
   type ToolIo,
   UsageError,
-} from '../cli/lib/tool-io.js';
+} from '../devkit/tool-io.js';
 import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
-import { DOTENV_FILE, findWebhookSecret } from '../local/dotenv.js';
-import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl } from '../local/local-queues.js';
-import { isLoopbackUrl, sqsClientFor } from '../local/sqs-client.js';
-import { portFrom } from '../local/start-config.js';
 import { type DrainedQueue, drainQueue } from './drain-queue.js';
-import { type LocalProcess, startLocalProcess } from './local-process.js';
 import { isRunBody, requestMix } from './request-mix.js';
 import { runLoad } from './run-load.js';
 import { formatSummary } from './summary.js';

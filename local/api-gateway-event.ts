@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { webhookPath } from '../lambda/contract/endpoints.js';
 
 /** What the local HTTP server knows about one request, independent of `node:http` types. */
 export interface RawHttpRequest {
@@ -29,7 +30,6 @@ export interface ApiGatewayEventOptions {
 /** Cosmetic ids that real events carry; the receiver never relies on them. */
 const LOCAL_ACCOUNT_ID = '123456789012';
 const LOCAL_API_ID = 'local';
-const RESOURCE_PATH = '/webhook';
 
 /** Decodes strict UTF-8, keeping a byte order mark as a character so the text re-encodes to the same bytes. */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -51,7 +51,7 @@ export function toApiGatewayEvent(
   const hasQuery = url.searchParams.size > 0;
   const body = encodeBody(request.body);
   return {
-    resource: RESOURCE_PATH,
+    resource: webhookPath(),
     path: url.pathname,
     httpMethod: request.method,
     headers,
@@ -92,7 +92,7 @@ export function toApiGatewayEvent(
       requestTime: formatRequestTime(options.requestTimeEpoch),
       requestTimeEpoch: options.requestTimeEpoch,
       resourceId: LOCAL_API_ID,
-      resourcePath: RESOURCE_PATH,
+      resourcePath: webhookPath(),
       stage: options.stage,
     },
   };

@@ -1,4 +1,8 @@
 import type { Context } from 'aws-lambda';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+
+/** A handler that completed through Lambda's callback instead of returning a promise. */
+export class CallbackCompletionError extends WebhookReceiverError {}
 
 /** Name the local run reports as the function name (it shows up in Powertools log lines). */
 const LOCAL_FUNCTION_NAME = 'webhook-receiver-local';
@@ -13,7 +17,7 @@ const LOCAL_TIMEOUT_MS = 29_000;
  */
 export function createLocalContext(requestId: string, startedAt: number = Date.now()): Context {
   const unsupported = (): never => {
-    throw new Error(
+    throw new CallbackCompletionError(
       'Callback-style completion is not supported: return a promise from the handler',
     );
   };

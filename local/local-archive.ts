@@ -10,45 +10,24 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import {
+  isLoopbackHostHeader,
+  LOCAL_ARCHIVE,
+  LOOPBACK,
+  localArchiveEndpoint,
+} from '../devkit/local-run.js';
+import { localS3Client } from '../devkit/s3-client.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { archiveHourPrefix } from '../lambda/receiver/archive-record.js';
-import { isLoopbackHostHeader } from './inspector/access.js';
-import { closeServer, LOOPBACK, listen, refuseConnect } from './net.js';
-
-/** Port of the local archive (S3 and Firehose) when `LOCAL_S3_PORT` is not set. */
-export const DEFAULT_LOCAL_S3_PORT = 9325;
-
-/** The local archive bucket, and the stream name the receiver is given. */
-export const LOCAL_ARCHIVE = { bucket: 'webhook-archive', stream: 'webhook-archive' } as const;
+import { closeServer, listen, refuseConnect } from './net.js';
 
 /** The folder of the state folder that holds the archive. */
 export const ARCHIVE_FOLDER = 'archive';
 
-/** Region and s3rver's fixed local credentials (not a secret: s3rver accepts only these). */
-const LOCAL_CLIENT = {
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-} as const;
-
-/**
- * An S3 client for the local archive at `endpoint` (path-style addressing; checksums only where
- * S3 requires them, which s3rver predates).
- */
-export function localS3Client(endpoint: string): S3Client {
-  return new S3Client({
-    ...LOCAL_CLIENT,
-    endpoint,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-}
-
-/** The origin of the local archive on a port. */
-export function localArchiveEndpoint(port: number = DEFAULT_LOCAL_S3_PORT): string {
-  return `http://${LOOPBACK}:${port}`;
-}
+/** A Firehose call the stand-in cannot take (answered as Firehose's ServiceUnavailableException). */
+class UnknownDeliveryStreamError extends WebhookReceiverError {}
 
 /** Options of {@link startLocalArchive}. */
 export interface LocalArchiveOptions {
@@ -146,7 +125,7 @@ async function putRecords(
     Records?: { Data?: string }[];
   };
   if (input.DeliveryStreamName !== LOCAL_ARCHIVE.stream) {
-    throw new Error(`no delivery stream ${input.DeliveryStreamName}`);
+    throw new UnknownDeliveryStreamError(`no delivery stream ${input.DeliveryStreamName}`);
   }
   const records = target === 'PutRecord' ? [input.Record] : (input.Records ?? []);
   const ids: string[] = [];

@@ -7,28 +7,23 @@
  */
 import { createServer, type RequestListener } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
+import {
+  DLQ_NAME,
+  isLoopbackHostHeader,
+  LOCAL_ACCOUNT_ID,
+  LOOPBACK,
+  localQueueUrl,
+  QUEUE_NAME,
+} from '../devkit/local-run.js';
 import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
-import { isLoopbackHostHeader } from './inspector/access.js';
-import { closeServer, LOOPBACK, listen, refuseConnect } from './net.js';
+import { closeServer, listen, refuseConnect } from './net.js';
 import { QueueJournal, type StoredMessage } from './queue-journal.js';
-
-/** Name of the queue the receiver forwards verified events to (same name as in the deployed stack). */
-export const QUEUE_NAME = 'webhook-events';
-
-/** Name of the dead-letter queue that takes messages a consumer failed to process. */
-export const DLQ_NAME = 'webhook-events-dlq';
-
-/** Port of the embedded queue server when `LOCAL_SQS_PORT` is not set. */
-export const DEFAULT_LOCAL_SQS_PORT = 9324;
 
 /** Receives after which a message moves to the dead-letter queue: the deployed queue's value. */
 export const MAX_RECEIVE_COUNT = QUEUE_SETTINGS.maxReceiveCount;
 
 /** SQS's largest message, as the deployed queues use. */
 const MAX_MESSAGE_SIZE = QUEUE_SETTINGS.maxMessageSizeBytes;
-
-/** Cosmetic account id that appears in local queue URLs and ARNs. */
-const LOCAL_ACCOUNT_ID = '123456789012';
 
 /** Cosmetic region that appears in local queue ARNs. */
 const LOCAL_REGION = 'us-east-1';
@@ -69,14 +64,6 @@ export interface LocalQueues {
   listen(): Promise<void>;
   /** Closes the listener and the journal; the object cannot listen again. */
   shutdown(): Promise<void>;
-}
-
-/**
- * The URL a queue of the embedded server has on a given port; used by tools that default to the
- * local queue without starting it.
- */
-export function localQueueUrl(port: number = DEFAULT_LOCAL_SQS_PORT, name = QUEUE_NAME): string {
-  return `http://${LOOPBACK}:${port}/${LOCAL_ACCOUNT_ID}/${name}`;
 }
 
 /**

@@ -1,12 +1,13 @@
+import { ensureWebhookSecret, type LocalWebhookSecret } from '../devkit/dotenv.js';
+import { isLoopbackHost } from '../devkit/local-run.js';
+import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
 import { ARCHIVE_STREAM, type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { createHandler } from '../lambda/receiver/handler.js';
-import { ensureWebhookSecret, type LocalWebhookSecret, WEBHOOK_SECRET } from './dotenv.js';
-import { isLoopbackHost } from './inspector/access.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalArchive, startLocalArchive } from './local-archive.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
-import { endpointKeyVariable, type StartConfig } from './start-config.js';
+import type { StartConfig } from './start-config.js';
 import { lockStateFolder } from './state-lock.js';
 import {
   INSPECTOR_PATH,
@@ -144,7 +145,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
   const unused = [
     ...SECRETS_MANAGER_SETTINGS,
     // With ENDPOINTS each endpoint has its own key; a WEBHOOK_SECRET exported would sign nothing.
-    ...(options.endpoints === undefined ? [] : [WEBHOOK_SECRET]),
+    ...(options.endpoints === undefined ? [] : [LOCAL_KEY_VARIABLE]),
   ];
   for (const name of unused) {
     if (env[name] === undefined) continue;

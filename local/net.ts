@@ -2,9 +2,6 @@ import { type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
-/** The IPv4 loopback address: local servers listen here unless told otherwise. */
-export const LOOPBACK = '127.0.0.1';
-
 /** Listens on `host:port` and resolves with the bound port (useful with port 0), or rejects with the listen error (e.g. EADDRINUSE). */
 export function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {

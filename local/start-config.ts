@@ -1,13 +1,14 @@
 import { resolve } from 'node:path';
-import { UsageError } from '../cli/lib/tool-io.js';
-import { ENDPOINT_NAME_RULE, isEndpointName } from '../lambda/receiver/config.js';
+import {
+  DEFAULT_LOCAL_S3_PORT,
+  DEFAULT_LOCAL_SQS_PORT,
+  DEFAULT_PORT,
+  endpointsFrom,
+  LOOPBACK,
+  portFrom,
+} from '../devkit/local-run.js';
+import { UsageError } from '../devkit/tool-io.js';
 import type { InspectorMode } from './inspector/access.js';
-import { DEFAULT_LOCAL_S3_PORT } from './local-archive.js';
-import { DEFAULT_LOCAL_SQS_PORT } from './local-queues.js';
-import { LOOPBACK } from './net.js';
-
-/** Port of the local webhook endpoint when `PORT` is not set. */
-export const DEFAULT_PORT = 3000;
 
 /** Settings of `npm start`, read once from the environment. */
 export interface StartConfig {
@@ -38,9 +39,8 @@ export const DEFAULT_STATE_DIR = '.local/queues';
 
 /**
  * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1), `LOCAL_SQS_PORT` (default 9324),
- * `LOCAL_S3_PORT` (default 9325),
- * `INSPECTOR` (default `auto`), `LOCAL_STATE_DIR` (default `.local/queues`, relative to `cwd`)
- * and `ENDPOINTS` (from the environment, else from `.env`; default: the single endpoint).
+ * `LOCAL_S3_PORT` (default 9325), `INSPECTOR` (default `auto`), `LOCAL_STATE_DIR` (default
+ * `.local/queues`, relative to `cwd`) and `ENDPOINTS` (from the environment, else from `.env`; default: the single endpoint).
  * Blank values count as unset.
  *
  * @param env - the environment
@@ -65,49 +65,6 @@ export function readStartConfig(
   };
 }
 
-/** The variable listing the local run's named endpoints, e.g. `ENDPOINTS=eu,us`. */
-export const ENDPOINTS_VARIABLE = 'ENDPOINTS';
-
-/**
- * `ENDPOINTS` from the environment, else from `.env`: comma-separated endpoint names, checked with
- * the receiver's own rule; `undefined` (the single endpoint) when blank, or unset in both.
- *
- * @param env - the environment
- * @param dotEnv - the variables of `.env`
- * @throws {UsageError} naming the offending entry when a name breaks the rule or comes twice
- */
-export function endpointsFrom(
-  env: NodeJS.ProcessEnv,
-  dotEnv: Readonly<Record<string, string>>,
-): readonly string[] | undefined {
-  // Set in the environment, even empty, it wins over .env: `ENDPOINTS= npm start` (and the tools
-  // that start their own receiver) get the single endpoint whatever .env says.
-  const text = (env[ENDPOINTS_VARIABLE] ?? dotEnv[ENDPOINTS_VARIABLE])?.trim();
-  if (!text) return undefined;
-  const names = text.split(',').map((name) => name.trim());
-  for (const [index, name] of names.entries()) {
-    if (!isEndpointName(name)) {
-      throw new UsageError(
-        `${ENDPOINTS_VARIABLE}: endpoint name '${name}' must be ${ENDPOINT_NAME_RULE} (got '${text}')`,
-      );
-    }
-    if (names.indexOf(name) !== index) {
-      throw new UsageError(`${ENDPOINTS_VARIABLE} names endpoint '${name}' twice`);
-    }
-  }
-  return names;
-}
-
-/**
- * The variable holding an endpoint's local key: `WEBHOOK_SECRET_` and the name upper-cased with
- * `-` as `_` (`eu-west` -> `WEBHOOK_SECRET_EU_WEST`). Names have no `_`, so no two share one.
- *
- * @param name - a valid endpoint name
- */
-export function endpointKeyVariable(name: string): string {
-  return `WEBHOOK_SECRET_${name.toUpperCase().replaceAll('-', '_')}`;
-}
-
 /**
  * `INSPECTOR`: `on` serves the inspector whatever the host, `off` never; unset is `auto`.
  *
@@ -120,19 +77,4 @@ function inspectorModeFrom(env: NodeJS.ProcessEnv): InspectorMode {
   throw new UsageError(
     `INSPECTOR must be 'on' or 'off' (unset: loopback only), got '${env.INSPECTOR}'`,
   );
-}
-
-/**
- * A TCP port from the environment, or `fallback` when unset.
- *
- * @throws {UsageError} when set to anything but a whole number from 0 to 65535
- */
-export function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name]?.trim();
-  if (!text) return fallback;
-  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(port <= 65_535)) {
-    throw new UsageError(`${name} must be a port number from 0 to 65535, got '${text}'`);
-  }
-  return port;
 }

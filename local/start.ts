@@ -4,9 +4,9 @@
  * @module
  */
 import { resolve } from 'node:path';
-import { parseToolArgs, processIo, runTool } from '../cli/lib/tool-io.js';
-import { DOTENV_FILE, readDotEnv } from './dotenv.js';
-import { isLoopbackHost } from './inspector/access.js';
+import { DOTENV_FILE, readDotEnv } from '../devkit/dotenv.js';
+import { isLoopbackHost } from '../devkit/local-run.js';
+import { parseToolArgs, processIo, runTool } from '../devkit/tool-io.js';
 import { type LocalEndpoint, type LocalReceiver, startLocalReceiver } from './local-receiver.js';
 import { watchParents } from './parent-watch.js';
 import { readStartConfig, type StartConfig } from './start-config.js';

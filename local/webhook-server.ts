@@ -3,13 +3,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { webhookPath } from '../lambda/contract/endpoints.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
 import { closeServer, endWithJson, listen, refuseConnect } from './net.js';
-
-/** The only path the local server routes to the handler, as the deployed API does. */
-export const WEBHOOK_PATH = '/webhook';
 
 /** Longest a client may take to send the request line and headers (slowloris guard). */
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -35,7 +33,7 @@ export interface WebhookServerOptions {
   readonly port: number;
   /** Interface to bind, e.g. `127.0.0.1` (loopback) or `0.0.0.0`. */
   readonly host: string;
-  /** The production handler to call for every request to {@link WEBHOOK_PATH}. */
+  /** The production handler to call for every request to `/webhook` (or `/webhook/<name>`). */
   readonly handler: ProxyHandler;
   /**
    * Named endpoints (`ENDPOINTS`): every `/webhook/<name>` goes to the handler, which answers 404
@@ -53,7 +51,7 @@ export interface WebhookServerOptions {
   /** Called with one line when a client goes away before its request is complete. */
   readonly onClientGone?: (line: string) => void;
   /**
-   * Called once per request that reached {@link WEBHOOK_PATH}, after its answer was written and
+   * Called once per request that reached `/webhook` (or `/webhook/<name>`), after its answer was written and
    * off the request path: nothing it does or throws reaches the answer or the connection.
    */
   readonly onDelivery?: (delivery: ObservedDelivery) => void;
@@ -107,7 +105,7 @@ export interface WebhookServer {
 
 /**
  * Serves the receiver over plain HTTP the way API Gateway fronts it: requests to
- * {@link WEBHOOK_PATH}, or to `/webhook/<name>` with named endpoints (any method, so the handler
+ * `/webhook` (or `/webhook/<name>`), or to `/webhook/<name>` with named endpoints (any method, so the handler
  * answers 405 itself) become REST proxy events for
  * `handler`, and its result becomes the response; every other path is 404, a target that is not a
  * path (`*`, absolute-form) is 400, a body over `maxBodyBytes` is 413 and a handler that throws is
@@ -146,7 +144,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const port = await listen(server, options.port, options.host);
   const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
-    url: `http://${urlHost}:${port}${WEBHOOK_PATH}`,
+    url: `http://${urlHost}:${port}${webhookPath()}`,
     port,
     close: () => closeServer(server),
   };
@@ -238,10 +236,9 @@ function sourceAddress(socket: Socket): string {
 
 /** `/webhook`, or with named endpoints `/webhook/<one path segment>`. */
 function isWebhookPath(pathname: string | undefined, namedEndpoints: boolean): boolean {
-  if (!namedEndpoints) return pathname === WEBHOOK_PATH;
-  const name = pathname?.startsWith(`${WEBHOOK_PATH}/`)
-    ? pathname.slice(WEBHOOK_PATH.length + 1)
-    : '';
+  if (!namedEndpoints) return pathname === webhookPath();
+  const prefix = `${webhookPath()}/`;
+  const name = pathname?.startsWith(prefix) ? pathname.slice(prefix.length) : '';
   return name !== '' && !name.includes('/');
 }
 

@@ -13,7 +13,7 @@ export interface IdempotencySettings {
   readonly ttlSeconds: number;
 }
 
-/** The example consumer's validated configuration (see the README's "Consume events"). */
+/** The example consumer's validated configuration (see docs/consumer.md). */
 export interface ConsumerConfig {
   readonly serviceName: string;
   readonly metricsNamespace: string;

@@ -6,6 +6,7 @@
  * @module
  */
 export { WebhookReceiverError } from '../core/errors.js';
+export type { Environment } from '../receiver/config.js';
 export {
   type BookingEvent,
   BookingEventSchema,

@@ -1,6 +1,17 @@
+import {
+  ENDPOINT_NAME_RULE,
+  isEndpointName,
+  LOCAL_KEY_VARIABLE,
+  splitList,
+} from '../contract/endpoints.js';
+import {
+  checkWholeNumber,
+  RECEIVER_SETTINGS,
+  type WholeNumberSetting,
+} from '../contract/settings.js';
 import { WebhookReceiverError } from '../core/errors.js';
 import type { ForwardEvents } from './decision/sink-message.js';
-import { parseSourceAllowlist, type SourceAllowlist, splitSourceList } from './source-allowlist.js';
+import { parseSourceAllowlist, type SourceAllowlist } from './source-allowlist.js';
 
 /** Thrown at cold start when an environment variable is missing or invalid; names the variable. */
 export class ConfigError extends WebhookReceiverError {}
@@ -56,11 +67,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Defaults of the optional variables; part of the public interface documented in the README. */
 export const CONFIG_DEFAULTS = {
-  SIGNATURE_TOLERANCE_SECONDS: 300,
-  PREVIOUS_KEY_GRACE_SECONDS: 86_400,
-  SECRET_CACHE_SECONDS: 300,
   FORWARD_EVENTS: 'event_booked',
-  MAX_BODY_BYTES: 262_144,
   POWERTOOLS_SERVICE_NAME: 'webhook-receiver',
   POWERTOOLS_METRICS_NAMESPACE: 'ServiceWebhookReceiver',
 } as const;
@@ -84,11 +91,11 @@ export function loadConfig(
     endpoints,
     secretJsonField: readVariable(env, 'SECRET_JSON_FIELD'),
     queueUrl: queueUrlFrom(env),
-    toleranceSeconds: integerFrom(env, 'SIGNATURE_TOLERANCE_SECONDS', 1),
-    previousKeyGraceSeconds: integerFrom(env, 'PREVIOUS_KEY_GRACE_SECONDS', 0),
-    secretCacheSeconds: integerFrom(env, 'SECRET_CACHE_SECONDS', 0),
+    toleranceSeconds: settingFrom(env, RECEIVER_SETTINGS.signatureToleranceSeconds),
+    previousKeyGraceSeconds: settingFrom(env, RECEIVER_SETTINGS.previousKeyGraceSeconds),
+    secretCacheSeconds: settingFrom(env, RECEIVER_SETTINGS.secretCacheSeconds),
     forwardEvents: forwardEventsFrom(env),
-    maxBodyBytes: integerFrom(env, 'MAX_BODY_BYTES', 1, MAX_BODY_BYTES_LIMIT),
+    maxBodyBytes: settingFrom(env, RECEIVER_SETTINGS.maxBodyBytes),
     serviceName:
       readVariable(env, 'POWERTOOLS_SERVICE_NAME') ?? CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
     metricsNamespace:
@@ -108,7 +115,7 @@ export const ALLOWED_SOURCE_IPS = 'ALLOWED_SOURCE_IPS';
 function allowedSourcesFrom(env: Environment): SourceAllowlist | undefined {
   const text = readVariable(env, ALLOWED_SOURCE_IPS);
   if (text === undefined) return undefined;
-  const parsed = parseSourceAllowlist(splitSourceList(text));
+  const parsed = parseSourceAllowlist(splitList(text));
   if (!parsed.ok) {
     throw new ConfigError(`${ALLOWED_SOURCE_IPS} entry '${parsed.entry}' ${parsed.problem}`);
   }
@@ -128,7 +135,7 @@ export function readVariable(env: Environment, name: string): string | undefined
 
 function endpointsFrom(env: Environment): EndpointsConfig {
   const secretId = readVariable(env, 'SECRET_ID');
-  const key = readVariable(env, 'WEBHOOK_SECRET');
+  const key = readVariable(env, LOCAL_KEY_VARIABLE);
   const endpointSecretIds = readVariable(env, 'ENDPOINT_SECRET_IDS');
   // Two key settings at once is most likely one setting leaking into another deployment (a local
   // key, or the single endpoint's secret next to the named ones): refuse rather than guess.
@@ -139,7 +146,7 @@ function endpointsFrom(env: Environment): EndpointsConfig {
   }
   if (endpointSecretIds !== undefined) {
     const other =
-      secretId === undefined ? (key === undefined ? undefined : 'WEBHOOK_SECRET') : 'SECRET_ID';
+      secretId === undefined ? (key === undefined ? undefined : LOCAL_KEY_VARIABLE) : 'SECRET_ID';
     if (other !== undefined) {
       throw new ConfigError(
         `${other} and ENDPOINT_SECRET_IDS are both set: set ${other} for the single endpoint (/webhook), or ENDPOINT_SECRET_IDS for named endpoints (/webhook/<name>), not both`,
@@ -156,20 +163,6 @@ function endpointsFrom(env: Environment): EndpointsConfig {
   throw new ConfigError(
     'SECRET_ID is required (Secrets Manager name or ARN of the signing key); for several endpoints set ENDPOINT_SECRET_IDS, for local runs WEBHOOK_SECRET instead',
   );
-}
-
-/** What an endpoint name may be; the construct checks its `endpoints` with the same rule. */
-export const ENDPOINT_NAME_RULE = '1 to 32 characters of lowercase letters, digits and -';
-
-/**
- * Whether `name` is a valid endpoint name ({@link ENDPOINT_NAME_RULE}): it is the last segment
- * of the endpoint's path, the `endpoint` attribute of its messages and a prefix of their FIFO
- * ids, so it stays short and never needs URL encoding.
- *
- * @param name - the candidate name
- */
-export function isEndpointName(name: string): boolean {
-  return /^[a-z0-9-]{1,32}$/.test(name);
 }
 
 /**
@@ -256,34 +249,16 @@ function queueUrlFrom(env: Environment): string {
 }
 
 /**
- * Largest `MAX_BODY_BYTES`. SQS takes at most 1 MiB (1,048,576 bytes) per message, counting the
- * body and every attribute's name, type and value. The body goes to the queue unchanged, with
- * attributes that copy the payload's `event`, `event_at` and `source` (so together never longer
- * than the body) plus `signature_timestamp`, `dedup_key` and `endpoint` (under 200 bytes with all
- * names and types: 35 + 112 + 46 at most). A body of at most 512,000 bytes therefore always fits, however a signed payload spreads
- * its text over those fields; above that a large signed call could fail SendMessage on every
- * retry, a 503 the sender can never get past.
+ * A whole-number setting from its variable, or its default when unset.
+ *
+ * @throws {ConfigError} with the setting's own message when the value is out of its range
  */
-export const MAX_BODY_BYTES_LIMIT = 512_000;
-
-type IntegerVariable = keyof typeof CONFIG_DEFAULTS &
-  (
-    | 'SIGNATURE_TOLERANCE_SECONDS'
-    | 'PREVIOUS_KEY_GRACE_SECONDS'
-    | 'SECRET_CACHE_SECONDS'
-    | 'MAX_BODY_BYTES'
-  );
-
-function integerFrom(
-  env: Environment,
-  name: IntegerVariable,
-  minimum: number,
-  maximum = Number.MAX_SAFE_INTEGER,
-): number {
-  const text = readVariable(env, name);
-  return text === undefined
-    ? CONFIG_DEFAULTS[name]
-    : parseWholeNumber(name, text, minimum, maximum);
+function settingFrom(env: Environment, setting: WholeNumberSetting): number {
+  const text = readVariable(env, setting.variable);
+  if (text === undefined) return setting.default;
+  const checked = checkWholeNumber(setting, text);
+  if (!checked.ok) throw new ConfigError(checked.message);
+  return checked.value;
 }
 
 /**
@@ -313,10 +288,7 @@ export function parseWholeNumber(
 
 function forwardEventsFrom(env: Environment): ForwardEvents {
   const text = readVariable(env, 'FORWARD_EVENTS') ?? CONFIG_DEFAULTS.FORWARD_EVENTS;
-  const names = text
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  const names = splitList(text);
   const checked = checkForwardEvents(names);
   if (!checked.ok) throw new ConfigError(`FORWARD_EVENTS ${checked.problem}, got '${text}'`);
   return checked.forwardEvents;
@@ -343,6 +315,9 @@ export function checkForwardEvents(names: readonly string[]): ForwardEventsCheck
   }
   if (names.length === 0) {
     return { ok: false, problem: "must name at least one event (or '*')" };
+  }
+  if (names.includes('')) {
+    return { ok: false, problem: 'must not have an empty entry' };
   }
   return { ok: true, forwardEvents: new Set(names) };
 }

@@ -69,16 +69,6 @@ export function parseSourceAllowlist(entries: readonly string[]): SourceAllowlis
   };
 }
 
-/**
- * Splits a comma-separated setting (`ALLOWED_SOURCE_IPS`, context `allowedSourceIps`) into its
- * entries, trimmed; an empty entry stays, for {@link parseSourceAllowlist} to refuse.
- *
- * @param text - the setting's value
- */
-export function splitSourceList(text: string): string[] {
-  return text.split(',').map((entry) => entry.trim());
-}
-
 type ParsedRange =
   | { readonly ok: true; readonly address: string; readonly family: 4 | 6; readonly prefix: number }
   | { readonly ok: false; readonly problem: string };

@@ -1,7 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { type IngressFactory, WEBHOOK_PATH } from './ingress.js';
+import { webhookPath } from '../../lambda/contract/endpoints.js';
+import type { IngressFactory } from './ingress.js';
 
 /**
  * A Lambda function URL on the receiver, open to the internet (auth type NONE: the signature is
@@ -17,7 +18,7 @@ export const createFunctionUrl: IngressFactory = (scope, _settings, receiverFunc
   });
   return {
     // A function URL serves every path; /webhook keeps the registered URL alike across front doors.
-    url: `${functionUrl.url}${WEBHOOK_PATH}`,
+    url: `${functionUrl.url}${webhookPath().slice(1)}`,
     serverErrors: receiverFunction.metric('Url5xxCount', {
       period: Duration.minutes(5),
       statistic: cloudwatch.Stats.SUM,

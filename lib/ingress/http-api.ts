@@ -3,10 +3,11 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { webhookPath } from '../../lambda/contract/endpoints.js';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { mapHttpApiDomain } from './custom-domain.js';
-import { type IngressFactory, WEBHOOK_PATH, webhookPaths } from './ingress.js';
+import { type IngressFactory, webhookPaths } from './ingress.js';
 
 /** JSON access log line of the HTTP API: who called, what was answered, how long it took. */
 export const HTTP_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
@@ -70,7 +71,7 @@ export const createHttpApi: IngressFactory = (scope, settings, receiverFunction)
   const customDomain =
     settings.customDomain && mapHttpApiDomain(scope, settings.customDomain, api, stage);
   return {
-    url: `${customDomain?.baseUrl ?? api.apiEndpoint}/${WEBHOOK_PATH}`,
+    url: `${customDomain?.baseUrl ?? api.apiEndpoint}${webhookPath()}`,
     serverErrors: api.metricServerError({
       period: Duration.minutes(5),
       statistic: cloudwatch.Stats.SUM,

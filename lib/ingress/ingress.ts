@@ -4,10 +4,8 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { WEBHOOK_ROUTE, webhookPath } from '../../lambda/contract/endpoints.js';
 import type { ReceiverSettings } from '../receiver-settings.js';
-
-/** The route every front door exposes: senders POST to it (or to `webhook/<name>` per endpoint). */
-export const WEBHOOK_PATH = 'webhook';
 
 /**
  * The paths (without the leading `/`) the front door routes to the receiver: `webhook`, or
@@ -15,8 +13,8 @@ export const WEBHOOK_PATH = 'webhook';
  */
 export function webhookPaths(settings: ReceiverSettings): string[] {
   return settings.endpoints.length === 0
-    ? [WEBHOOK_PATH]
-    : settings.endpoints.map(({ name }) => `${WEBHOOK_PATH}/${name}`);
+    ? [WEBHOOK_ROUTE]
+    : settings.endpoints.map(({ name }) => webhookPath(name).slice(1));
 }
 
 /** A front door in front of the receiver function, whatever its kind. */

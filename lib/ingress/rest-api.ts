@@ -3,11 +3,12 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { webhookPath } from '../../lambda/contract/endpoints.js';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { apiGatewayAccount } from './api-gateway-account.js';
 import { mapRestApiDomain } from './custom-domain.js';
-import { type IngressFactory, WEBHOOK_PATH, webhookPaths } from './ingress.js';
+import { type IngressFactory, webhookPaths } from './ingress.js';
 
 /** JSON access log line: who called, what was answered, and how long the receiver took. */
 export const REST_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
@@ -119,9 +120,7 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
   }
   const customDomain = settings.customDomain && mapRestApiDomain(scope, settings.customDomain, api);
   return {
-    url: customDomain
-      ? `${customDomain.baseUrl}/${WEBHOOK_PATH}`
-      : api.urlForPath(`/${WEBHOOK_PATH}`),
+    url: customDomain ? `${customDomain.baseUrl}${webhookPath()}` : api.urlForPath(webhookPath()),
     serverErrors: api.metricServerError({
       period: Duration.minutes(5),
       statistic: cloudwatch.Stats.SUM,

@@ -1,24 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import { isLoopbackHost, isLoopbackHostHeader } from '../../devkit/local-run.js';
 
 /** `INSPECTOR`: `auto` (unset) serves loopback only, `on` serves any host, `off` never serves. */
 export type InspectorMode = 'auto' | 'on' | 'off';
-
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-/** Whether an interface or host name is this machine's loopback. */
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_NAMES.has(host.toLowerCase());
-}
-
-/**
- * Whether a `Host` header names this machine's loopback (`127.0.0.1`, `localhost` or `[::1]`,
- * with or without a port). A page of another site that reaches a local server through DNS
- * rebinding sends its own host name here, so a server that only answers loopback names cannot be
- * reached that way.
- */
-export function isLoopbackHostHeader(host: string | undefined): boolean {
-  return isLoopbackHost((host ?? '').replace(/:\d+$/, ''));
-}
 
 /**
  * Why the inspector refuses a request, or `undefined` when it may answer. A request sent by a page

@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { diagnoseSignature } from '../../cli/lib/diagnose-signature.js';
+import { diagnoseSignature } from '../../devkit/diagnose-signature.js';
+import type { LocalWebhookSecret } from '../../devkit/dotenv.js';
 import type { VerifyFailureReason } from '../../lambda/core/index.js';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
-import type { LocalWebhookSecret } from '../dotenv.js';
 import type { ArchivedObject } from '../local-archive.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { INSPECTOR_PATH } from '../webhook-server.js';
@@ -19,7 +19,7 @@ import { MAX_HELD_BODY_BYTES, MAX_KEPT_BODY_BYTES, MAX_STREAM_BACKLOG_BYTES } fr
 import { MessageTracker } from './message-tracker.js';
 import { pageAssets } from './page-assets.js';
 import { tapQueueRequests } from './queue-tap.js';
-import { replayDelivery } from './replay.js';
+import { NOT_REPLAYABLE, replayDelivery } from './replay.js';
 
 /** Options of {@link createInspector}. */
 export interface InspectorOptions {
@@ -200,9 +200,7 @@ export function createInspector(options: InspectorOptions): Inspector {
     const stored = store.get(id);
     if (stored === undefined) return sendJson(response, 404, { message: 'No such delivery' });
     if (stored.bytes === undefined) {
-      return sendJson(response, 409, {
-        message: 'the body was above 64 KiB and is kept truncated: it cannot be replayed exactly',
-      });
+      return sendJson(response, 409, { message: NOT_REPLAYABLE });
     }
     const freshKey = fresh ? keyOfTarget(stored.target) : undefined;
     const answer = await replayDelivery(stored, {

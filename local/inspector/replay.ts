@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { WebhookReceiverError } from '../../lambda/core/errors.js';
 import { signPayload } from '../../lambda/core/index.js';
 import type { StoredDelivery } from './delivery.js';
 
@@ -17,12 +18,19 @@ export interface ReplayAnswer {
   readonly requestId: string | undefined;
 }
 
+/** Why a delivery whose body was kept truncated cannot be replayed: the inspector's answer. */
+export const NOT_REPLAYABLE =
+  'the body was above 64 KiB and is kept truncated: it cannot be replayed exactly';
+
+/** A replay asked of a delivery whose exact bytes are not kept (the inspector checks first). */
+export class NotReplayableError extends WebhookReceiverError {}
+
 /**
  * Sends a kept delivery to the local server again: same method, target, headers (names as
  * spelled, in order; `Host` is the server's) and exact body bytes. Only to the local server's own
  * origin: the inspector never sends anything off this machine.
  *
- * @throws {Error} when the body was too large to keep, so an exact replay is impossible
+ * @throws {NotReplayableError} when the body was too large to keep, so an exact replay is impossible
  */
 export function replayDelivery(
   delivery: StoredDelivery,
@@ -30,9 +38,7 @@ export function replayDelivery(
 ): Promise<ReplayAnswer> {
   const body = delivery.bytes;
   if (body === undefined) {
-    throw new Error(
-      'the body was above 64 KiB and is kept truncated: it cannot be replayed exactly',
-    );
+    throw new NotReplayableError(NOT_REPLAYABLE);
   }
   const headers: Record<string, string> = {};
   const { rawHeaders } = delivery;

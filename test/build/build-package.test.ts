@@ -36,16 +36,19 @@ const ENTRY_POINTS = ['.', './core', './consumer'].map((subpath) =>
 );
 
 /**
- * The packages the README's install line names beside this one: the `npm install` line that
- * installs the package, without the package itself and the comment.
+ * What the README's install line installs: the `npm install` line that names the package, without
+ * the comment; `source` is how it names the package, `peers` what it names beside it.
  */
-function readmeInstallLine(): string[] {
+function readmeInstallLine(): { source: string[]; peers: string[] } {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const line = readme
     .split('\n')
     .find((text) => text.startsWith('npm install ') && text.includes(manifest.name));
   const words = (line ?? '').replace(/#.*/, '').trim().split(/\s+/).slice(2);
-  return words.filter((word) => !word.includes(manifest.name) && !word.startsWith('-')).sort();
+  return {
+    source: words.filter((word) => word.includes(manifest.name)),
+    peers: words.filter((word) => !word.includes(manifest.name) && !word.startsWith('-')).sort(),
+  };
 }
 
 /** An entry of package-lock.json's `packages`, with the fields read here. */
@@ -243,7 +246,7 @@ describe('Function: buildPackage (npm run build, npm pack)', () => {
 
   it('installs with the README install line: the package and its required peers, nothing else', () => {
     // Act
-    const named = readmeInstallLine();
+    const named = readmeInstallLine().peers;
 
     // Assess: the fresh app below installs exactly these; if the README names more, so must it.
     expect(named).toEqual([...REQUIRED_PEERS].sort());
@@ -251,6 +254,17 @@ describe('Function: buildPackage (npm run build, npm pack)', () => {
       (name) => !manifest.peerDependenciesMeta[name]?.optional,
     );
     expect(required.sort()).toEqual([...REQUIRED_PEERS].sort());
+  });
+
+  it('installs the tarball npm pack writes, never the name, which the registry does not hold', () => {
+    // Act
+    const { source } = readmeInstallLine();
+
+    // Assess: the name alone would install whoever claims it on the registry.
+    expect(source).toHaveLength(1);
+    expect(source[0]).toMatch(
+      new RegExp(`/${manifest.name}-${manifest.version.replace(/\./g, '\\.')}\\.tgz$`),
+    );
   });
 
   it('synthesizes a plain-JavaScript app from the installed tarball, with prebundled code', async () => {

@@ -1,10 +1,10 @@
 import { GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/consume.js';
-import { buildBookingPayload } from '../../local/booking-payload.js';
+import { buildBookingPayload } from '../../devkit/booking-payload.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
-import { sqsClientFor } from '../../local/sqs-client.js';
-import { runTool, type ToolRun, type ToolRunOptions } from './lib/run-tool.js';
+import { runTool, type ToolRun, type ToolRunOptions } from '../devkit/run-tool.js';
 
 let queues: LocalQueues;
 let sqs: SQSClient;

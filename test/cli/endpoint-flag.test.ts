@@ -1,14 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readEndpointKey } from '../../cli/lib/signing-key.js';
-import { UsageError } from '../../cli/lib/tool-io.js';
 import { main as send } from '../../cli/send.js';
 import { main as sign } from '../../cli/sign.js';
 import { main as verify } from '../../cli/verify.js';
+import { readEndpointKey } from '../../devkit/signing-key.js';
+import { UsageError } from '../../devkit/tool-io.js';
+import { runTool } from '../devkit/run-tool.js';
 import { senderVector } from '../lambda/core/sender-vectors.js';
 import { scratchDir } from '../support/scratch-dir.js';
-import { runTool } from './lib/run-tool.js';
 
 // A real PHP-signed call; its key is endpoint us's key in the .env that npm start would write.
 const compact = senderVector('php-default-compact');

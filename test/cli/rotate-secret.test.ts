@@ -12,14 +12,13 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   applyRotation,
-  endpointSecretOutputKey,
   formatVersions,
   listSecretVersions,
   main,
   RotationError,
 } from '../../cli/rotate-secret.js';
+import { runTool, type ToolRun } from '../devkit/run-tool.js';
 import { FakeSecretStore, serveSecretStore } from '../support/secret-store.js';
-import { runTool, type ToolRun } from './lib/run-tool.js';
 
 const SECRET_ID = 'webhook-signing-key';
 
@@ -431,14 +430,6 @@ describe('Function: main (rotate-secret)', () => {
       expect(result.status).toBe(2);
       expect(result.err).toEqual([expect.stringContaining(message)]);
       expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(0);
-    });
-
-    it('names the output in PascalCase without hyphens', () => {
-      // Act
-      const keys = ['eu', 'eu-west-2'].map(endpointSecretOutputKey);
-
-      // Assess
-      expect(keys).toEqual(['SecretArnEu', 'SecretArnEuWest2']);
     });
   });
 

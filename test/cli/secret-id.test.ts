@@ -1,12 +1,12 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { readSecretIdKey } from '../../cli/lib/signing-key.js';
 import { main as sign } from '../../cli/sign.js';
 import { main as verify } from '../../cli/verify.js';
+import { readSecretIdKey } from '../../devkit/signing-key.js';
+import { runTool } from '../devkit/run-tool.js';
+import { scratchFiles } from '../devkit/spawn-script.js';
 import { senderVector } from '../lambda/core/sender-vectors.js';
-import { runTool } from './lib/run-tool.js';
-import { scratchFiles } from './lib/spawn-script.js';
 
 // A real PHP-signed call; its key is stored in Secrets Manager in each form below.
 const compact = senderVector('php-default-compact');

@@ -6,10 +6,10 @@ import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aw
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/send.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
 import type { LocalReceiver } from '../../local/local-receiver.js';
-import { sqsClientFor } from '../../local/sqs-client.js';
+import { runTool, type ToolRun } from '../devkit/run-tool.js';
 import { startLocalReceiverInProcess } from '../support/local-receiver.js';
-import { runTool, type ToolRun } from './lib/run-tool.js';
 
 const KEY = 'whsec-send-test-key';
 

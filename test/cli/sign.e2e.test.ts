@@ -2,9 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describe, it } from 'vitest';
 import { main } from '../../cli/sign.js';
+import { runTool } from '../devkit/run-tool.js';
+import { runScript, scratchFiles } from '../devkit/spawn-script.js';
 import { senderVector } from '../lambda/core/sender-vectors.js';
-import { runTool } from './lib/run-tool.js';
-import { runScript, scratchFiles } from './lib/spawn-script.js';
 
 // PHP sent this pretty body and signed its compact form: sign must print PHP's header.
 const pretty = senderVector('php-pretty-crlf');

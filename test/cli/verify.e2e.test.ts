@@ -1,8 +1,8 @@
 import { describe, it } from 'vitest';
-import { MAX_DIAGNOSED_DEPTH } from '../../cli/lib/diagnose-signature.js';
+import { MAX_DIAGNOSED_DEPTH } from '../../devkit/diagnose-signature.js';
 import { signPayload } from '../../lambda/core/index.js';
+import { runScript, scratchFiles } from '../devkit/spawn-script.js';
 import { senderVector } from '../lambda/core/sender-vectors.js';
-import { runScript, scratchFiles } from './lib/spawn-script.js';
 
 // Real PHP- and Python-signed calls (test/fixtures/signatures).
 const pretty = senderVector('php-pretty-lf');

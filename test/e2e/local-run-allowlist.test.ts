@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main as send } from '../../cli/send.js';
 import type { DeliveryDetail, DeliverySummary } from '../../local/inspector/delivery.js';
-import { runTool } from '../cli/lib/run-tool.js';
+import { runTool } from '../devkit/run-tool.js';
 import { isRunning, type NpmStart, spawnNpmStart } from '../support/npm-start.js';
 import { scratchDir } from '../support/scratch-dir.js';
 import {

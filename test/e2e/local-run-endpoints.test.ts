@@ -2,12 +2,12 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main as consume } from '../../cli/consume.js';
-import { describeKey } from '../../cli/lib/diagnose-signature.js';
 import { postWebhook, main as send } from '../../cli/send.js';
+import { buildBookingPayload } from '../../devkit/booking-payload.js';
+import { describeKey } from '../../devkit/diagnose-signature.js';
 import { signPayload } from '../../lambda/core/index.js';
-import { buildBookingPayload } from '../../local/booking-payload.js';
 import type { DeliveryDetail, DeliverySummary } from '../../local/inspector/delivery.js';
-import { runTool } from '../cli/lib/run-tool.js';
+import { runTool } from '../devkit/run-tool.js';
 import { scratchDir } from '../support/scratch-dir.js';
 import {
   bannerValue,

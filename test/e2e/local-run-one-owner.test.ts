@@ -4,11 +4,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { postWebhook } from '../../cli/send.js';
+import { buildBookingPayload } from '../../devkit/booking-payload.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { main as loadtest } from '../../loadtest/run.js';
-import { buildBookingPayload } from '../../local/booking-payload.js';
 import { STATE_LOCK_FILE } from '../../local/state-lock.js';
-import { runTool } from '../cli/lib/run-tool.js';
+import { runTool } from '../devkit/run-tool.js';
 import { receiveAndDeleteAll } from '../support/drain.js';
 import {
   bannerPort,

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBookingPayload } from '../../devkit/booking-payload.js';
 import { signPayload } from '../../lambda/core/index.js';
-import { buildBookingPayload } from '../../local/booking-payload.js';
 import type { LocalReceiver } from '../../local/local-receiver.js';
 import { captureOutput } from '../support/capture-output.js';
 import { startLocalReceiverInProcess } from '../support/local-receiver.js';

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { postWebhook } from '../../cli/send.js';
+import { buildBookingPayload } from '../../devkit/booking-payload.js';
 import { signPayload } from '../../lambda/core/index.js';
-import { buildBookingPayload } from '../../local/booking-payload.js';
 import { STATE_LOCK_FILE } from '../../local/state-lock.js';
 import { receiveAndDeleteAll } from '../support/drain.js';
 import {

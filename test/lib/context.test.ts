@@ -170,7 +170,11 @@ describe('Function: readReceiverContext', () => {
     ['fifo', 'yes', /context fifo must be true or false, got "yes"/],
     ['consumer', 1, /context consumer must be true or false/],
     ['idempotency', 'on', /context idempotency must be true or false, got "on"/],
-    ['signatureToleranceSeconds', '5m', /context signatureToleranceSeconds must be a number/],
+    [
+      'signatureToleranceSeconds',
+      '5m',
+      'context signatureToleranceSeconds (SIGNATURE_TOLERANCE_SECONDS) must be a whole number from 1 to 3600, got 5m',
+    ],
     ['throttleRateLimit', true, /context throttleRateLimit must be a number/],
     ['forwardEvents', [1, 2], /context forwardEvents must be a comma-separated list/],
     ['alarmEmail', 42, /context alarmEmail must be text/],

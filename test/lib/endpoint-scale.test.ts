@@ -76,7 +76,7 @@ function environmentBytes(environment: Record<string, string>): number {
 }
 
 describe('Scale: endpoints one deployment takes', () => {
-  // The figures the README's "Several endpoints" section states: per name length, the most
+  // The figures docs/endpoints.md states: per name length, the most
   // endpoints whose ENDPOINT_SECRET_IDS (created secrets' full ARNs) fit Lambda's 4 KB.
   it.each([
     { nameLength: 32, endpoints: 19, bytesPerEndpoint: 185 },

@@ -466,13 +466,13 @@ describe('Class: WebhookReceiver', () => {
       });
     });
 
-    it('takes idempotencyTtl and the removal policy of queueProps', () => {
+    it('takes idempotencyTtl and idempotencyTableRemovalPolicy', () => {
       // Act
       const { receiver, template, resource } = synthesize(() => ({
         consumer: true,
         idempotency: true,
         idempotencyTtl: Duration.days(2),
-        queueProps: { removalPolicy: RemovalPolicy.RETAIN },
+        idempotencyTableRemovalPolicy: RemovalPolicy.RETAIN,
       }));
 
       // Assess

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../loadtest/run.js';
 import { closeServer, listen } from '../../local/net.js';
-import { runTool } from '../cli/lib/run-tool.js';
+import { runTool } from '../devkit/run-tool.js';
 import { type LocalSqs, startLocalSqs } from '../support/local-sqs.js';
 
 describe('Tool: npm run loadtest', () => {

@@ -10,14 +10,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DLQ_NAME, localQueueUrl, QUEUE_NAME } from '../../devkit/local-run.js';
 import { QUEUE_SETTINGS } from '../../lib/queue-settings.js';
-import {
-  DLQ_NAME,
-  type LocalQueues,
-  localQueueUrl,
-  QUEUE_NAME,
-  startLocalQueues,
-} from '../../local/local-queues.js';
+import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
 import { closeServer, listen } from '../../local/net.js';
 import { scratchDir } from '../support/scratch-dir.js';
 

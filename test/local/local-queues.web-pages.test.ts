@@ -6,14 +6,9 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  DLQ_NAME,
-  type LocalQueues,
-  QUEUE_NAME,
-  startLocalQueues,
-  WEB_PAGE_REFUSAL,
-} from '../../local/local-queues.js';
-import { sqsClientFor } from '../../local/sqs-client.js';
+import { DLQ_NAME, QUEUE_NAME } from '../../devkit/local-run.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
+import { type LocalQueues, startLocalQueues, WEB_PAGE_REFUSAL } from '../../local/local-queues.js';
 
 /** A booking the test puts into the queue through the SDK, as the receiver does. */
 const PLANTED = '{"event":"event_booked","data":{"id":1}}';

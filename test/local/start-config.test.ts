@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../cli/lib/tool-io.js';
-import { endpointKeyVariable, endpointsFrom, readStartConfig } from '../../local/start-config.js';
+import { endpointsFrom } from '../../devkit/local-run.js';
+import { UsageError } from '../../devkit/tool-io.js';
+import { endpointKeyVariable } from '../../lambda/contract/endpoints.js';
+import { readStartConfig } from '../../local/start-config.js';
 
 describe('Function: readStartConfig', () => {
   it('defaults to port 3000 on loopback and the queue on 9324', () => {

@@ -1,7 +1,7 @@
 import { signPayload } from '../../lambda/core/sign.js';
 import { signedTextDigest } from '../../lambda/core/signed-text.js';
 
-export { phpJsonEncode } from '../../local/booking-payload.js';
+export { phpJsonEncode } from '../../devkit/booking-payload.js';
 
 import type { HttpCall } from './api-gateway-events.js';
 

@@ -1,5 +1,5 @@
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClientFor } from '../../local/sqs-client.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
 
 /** Receives and deletes every message of a queue (with its message attributes) until it answers empty. */
 export async function receiveAndDeleteAll(queueUrl: string): Promise<Message[]> {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { afterEach } from 'vitest';
-import { bannerValue, inheritedEnvironment } from '../../loadtest/local-process.js';
+import { bannerValue, inheritedEnvironment } from '../../devkit/local-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 

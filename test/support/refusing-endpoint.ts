@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
-import { closeServer, LOOPBACK, listen } from '../../local/net.js';
+import { LOOPBACK } from '../../devkit/local-run.js';
+import { closeServer, listen } from '../../local/net.js';
 
 /**
  * `http://127.0.0.1:<port>` of a loopback port that was free a moment ago and is closed now, so a

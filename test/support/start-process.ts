@@ -4,12 +4,12 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach } from 'vitest';
 import { postWebhook, type WebhookResponse } from '../../cli/send.js';
+import { buildBookingPayload } from '../../devkit/booking-payload.js';
+import { inheritedEnvironment } from '../../devkit/local-process.js';
 import { signPayload } from '../../lambda/core/index.js';
-import { inheritedEnvironment } from '../../loadtest/local-process.js';
-import { buildBookingPayload } from '../../local/booking-payload.js';
 
 /** Read the ready banner as the loadtest does. */
-export { bannerValue } from '../../loadtest/local-process.js';
+export { bannerValue } from '../../devkit/local-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;

@@ -125,7 +125,7 @@ export interface ReceiveDetails {
   readonly dedupKey?: string;
 }
 
-/** The decision and its HTTP status (the response table of the README). */
+/** The decision and its HTTP status (the response table of docs/how-it-works.md). */
 export type ReceiveOutcome =
   | { readonly kind: 'queued'; readonly status: 200; readonly details: ReceiveDetails }
   | { readonly kind: 'ignored'; readonly status: 200; readonly details: ReceiveDetails }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../cli/lib/tool-io.js';
+import { UsageError } from '../../../devkit/tool-io.js';
 import { InvalidBookingEventError } from '../../../lambda/consumer/handler.js';
 import { WebhookReceiverError } from '../../../lambda/core/errors.js';
 import { InvalidConfigurationError } from '../../../lib/configuration-error.js';
@@ -10,7 +10,23 @@ import { InvalidConfigurationError } from '../../../lib/configuration-error.js';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** The source folders: everything but the tests. */
-const SOURCE_FOLDERS = ['bench', 'bin', 'build', 'cli', 'lambda', 'lib', 'loadtest', 'local'];
+const SOURCE_FOLDERS = [
+  'bench',
+  'bin',
+  'build',
+  'cli',
+  'devkit',
+  'lambda',
+  'lib',
+  'loadtest',
+  'local',
+];
+
+/** The folders whose throws reach users: the runtime, the construct, the local run and the tools. */
+const SHIPPED_FOLDERS = ['cli', 'devkit', 'lambda', 'lib', 'local'];
+
+/** Code that runs in the inspector's browser page, which has no use for the project's errors. */
+const BROWSER_CODE = /^local\/inspector\/page\//;
 
 /** `class X extends Y` of every source file: X -> Y. */
 function declaredClasses(): Map<string, string> {
@@ -28,6 +44,19 @@ function declaredClasses(): Map<string, string> {
 }
 
 describe('Class: WebhookReceiverError', () => {
+  it('is what the runtime, the construct, the local run and the tools throw, never a plain Error', () => {
+    // Act
+    const plainThrows = SHIPPED_FOLDERS.flatMap((folder) =>
+      readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+        .map((file) => `${folder}/${file}`)
+        .filter((file) => file.endsWith('.ts') && !BROWSER_CODE.test(file))
+        .filter((file) => /\bnew Error\(/.test(readFileSync(join(ROOT, file), 'utf8'))),
+    );
+
+    // Assess
+    expect(plainThrows).toEqual([]);
+  });
+
   it('is the base of every error class the source declares', () => {
     // Prepare
     const parents = declaredClasses();

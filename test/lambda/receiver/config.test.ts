@@ -78,7 +78,9 @@ describe('Function: loadConfig', () => {
 
     // Assess
     expect(load).toThrow(ConfigError);
-    expect(load).toThrow("MAX_BODY_BYTES must be at most 512000, got '1048576'");
+    expect(load).toThrow(
+      'maxBodyBytes (MAX_BODY_BYTES) must be a whole number from 1 to 512000, got 1048576',
+    );
   });
 
   it('uses a static, trimmed key when only WEBHOOK_SECRET is set (local runs)', () => {
@@ -130,6 +132,7 @@ describe('Function: loadConfig', () => {
     ['MAX_BODY_BYTES', { ...MINIMAL, MAX_BODY_BYTES: '512001' }],
     ['FORWARD_EVENTS', { ...MINIMAL, FORWARD_EVENTS: ' , ' }],
     ['FORWARD_EVENTS', { ...MINIMAL, FORWARD_EVENTS: '*,event_booked' }],
+    ['FORWARD_EVENTS', { ...MINIMAL, FORWARD_EVENTS: 'event_booked,,event_cancelled' }],
     ['WEBHOOK_SECRET', { ...MINIMAL, WEBHOOK_SECRET: 'local-key' }],
   ])('throws a ConfigError naming %s when it is missing or invalid', (name, env) => {
     // Act

@@ -3,16 +3,14 @@ import { createServer, type Server } from 'node:http';
 import { FirehoseClient } from '@aws-sdk/client-firehose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readArchiveWindow } from '../../../cli/lib/archive-reader.js';
+import { LOOPBACK } from '../../../devkit/local-run.js';
+import { localS3Client } from '../../../devkit/s3-client.js';
 import { ARCHIVE_LIMITS } from '../../../lambda/receiver/archive-record.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../../lambda/receiver/handler.js';
 import { METRIC_NAMES } from '../../../lambda/receiver/metric-names.js';
-import {
-  type LocalArchive,
-  localS3Client,
-  startLocalArchive,
-} from '../../../local/local-archive.js';
-import { closeServer, LOOPBACK, listen } from '../../../local/net.js';
+import { type LocalArchive, startLocalArchive } from '../../../local/local-archive.js';
+import { closeServer, listen } from '../../../local/net.js';
 import { httpApiEvent, lambdaContext } from '../../support/api-gateway-events.js';
 import { bookingPayload, signedCall, TEST_KEY } from '../../support/booking.js';
 import { type CapturedOutput, captureOutput } from '../../support/capture-output.js';

@@ -1,9 +1,9 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqsClientFor } from '../../../devkit/sqs-client.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
 import { createHandler } from '../../../lambda/receiver/handler.js';
 import { type LocalQueues, startLocalQueues } from '../../../local/local-queues.js';
-import { sqsClientFor } from '../../../local/sqs-client.js';
 import { lambdaContext, restApiEvent } from '../../support/api-gateway-events.js';
 import { signedCall, TEST_KEY } from '../../support/booking.js';
 import { captureOutput } from '../../support/capture-output.js';

@@ -2,7 +2,7 @@ import { access, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_DIAGNOSED_DEPTH } from '../../../cli/lib/diagnose-signature.js';
+import { MAX_DIAGNOSED_DEPTH } from '../../../devkit/diagnose-signature.js';
 import { signPayload } from '../../../lambda/core/index.js';
 import type { DeliverySummary } from '../../../local/inspector/delivery.js';
 import { MAX_KEPT_DELIVERIES } from '../../../local/inspector/limits.js';

@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_DIAGNOSED_DEPTH } from '../../../cli/lib/diagnose-signature.js';
+import { MAX_DIAGNOSED_DEPTH } from '../../../devkit/diagnose-signature.js';
 import { signPayload } from '../../../lambda/core/index.js';
 import type { DeliveryDetail, DeliverySummary } from '../../../local/inspector/delivery.js';
 import type { LocalReceiver } from '../../../local/local-receiver.js';

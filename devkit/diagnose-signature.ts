@@ -1,13 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { squashJson } from '../../lambda/core/canonical-json.js';
+import { MAX_BODY_BYTES_LIMIT } from '../lambda/contract/settings.js';
+import { squashJson } from '../lambda/core/canonical-json.js';
 import {
   parseSignatureHeader,
   type VerifyFailureReason,
   verifySignature,
-} from '../../lambda/core/index.js';
-import { signedTextDigest } from '../../lambda/core/signed-text.js';
-import { MAX_BODY_BYTES_LIMIT } from '../../lambda/receiver/config.js';
-import { phpJsonEncode } from '../../local/booking-payload.js';
+} from '../lambda/core/index.js';
+import { signedTextDigest } from '../lambda/core/signed-text.js';
+import { phpJsonEncode } from './booking-payload.js';
 import type { SigningKey } from './signing-key.js';
 
 /** A call that failed verification, as the `verify` tool saw it. */

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { WebhookReceiverError } from '../../lambda/core/errors.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
 
 /** What a command-line tool reads and writes, injectable so tests can run tools in-process. */
 export interface ToolIo {

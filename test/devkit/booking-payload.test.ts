@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildBookingPayload } from '../../local/booking-payload.js';
+import { buildBookingPayload } from '../../devkit/booking-payload.js';
 
 const NOW = new Date('2026-03-01T10:15:30Z');
 

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { ToolIo } from '../../../cli/lib/tool-io.js';
+import type { ToolIo } from '../../devkit/tool-io.js';
 
 /** What a tool printed and how it exited. */
 export interface ToolRun {

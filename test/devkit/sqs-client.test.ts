@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackUrl, sqsClientFor } from '../../local/sqs-client.js';
+import { isLoopbackUrl, sqsClientFor } from '../../devkit/sqs-client.js';
 
 describe('Function: sqsClientFor', () => {
   it('talks to the origin of a loopback queue URL with placeholder credentials', async () => {

@@ -3,9 +3,9 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { makeScratchDir } from '../../support/scratch-dir.js';
+import { makeScratchDir } from '../support/scratch-dir.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** What a script run as its own process did. */
 export interface ScriptRun {

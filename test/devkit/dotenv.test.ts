@@ -7,7 +7,7 @@ import {
   ensureWebhookSecret,
   findWebhookSecret,
   readDotEnv,
-} from '../../local/dotenv.js';
+} from '../../devkit/dotenv.js';
 
 let dir: string;
 let dotEnvPath: string;

@@ -1,23 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
 import {
   describeSecretKeyFailure,
   keyFromSecretValue,
-} from '../../lambda/receiver/decision/secret-value.js';
-import { DOTENV_FILE, findWebhookSecret, readDotEnv } from '../../local/dotenv.js';
-import {
-  ENDPOINTS_VARIABLE,
-  endpointKeyVariable,
-  endpointsFrom,
-} from '../../local/start-config.js';
+} from '../lambda/receiver/decision/secret-value.js';
+import { DOTENV_FILE, findWebhookSecret, readDotEnv } from './dotenv.js';
+import { ENDPOINTS_VARIABLE, endpointsFrom } from './local-run.js';
 import { type ToolIo, UsageError } from './tool-io.js';
 
 /** The variable naming the field of a JSON secret that holds the key, as for the receiver. */
 export const SECRET_JSON_FIELD_VARIABLE = 'SECRET_JSON_FIELD';
-
-/** The environment variable a tool reads the signing key from. */
-export const WEBHOOK_SECRET_VARIABLE = 'WEBHOOK_SECRET';
 
 /** A signing key as a tool read it. */
 export interface SigningKey {
@@ -50,14 +44,14 @@ export async function readSigningKey(
   let raw: string;
   let source: string;
   if (secretFile === undefined) {
-    const fromEnv = io.env[WEBHOOK_SECRET_VARIABLE];
+    const fromEnv = io.env[LOCAL_KEY_VARIABLE];
     if (fromEnv === undefined) {
       throw new UsageError(
-        `no key: set ${WEBHOOK_SECRET_VARIABLE} or pass --secret-file PATH (a key is never taken as an argument)`,
+        `no key: set ${LOCAL_KEY_VARIABLE} or pass --secret-file PATH (a key is never taken as an argument)`,
       );
     }
     raw = fromEnv;
-    source = WEBHOOK_SECRET_VARIABLE;
+    source = LOCAL_KEY_VARIABLE;
   } else {
     try {
       raw = await readFile(resolve(io.cwd, secretFile), 'utf8');
@@ -85,7 +79,7 @@ export function refuseKeyArguments(args: readonly string[]): void {
   const keyOption = args.find((arg) => /^--(secret|key|webhook-secret)(=|$)/.test(arg));
   if (keyOption !== undefined) {
     throw new UsageError(
-      `${keyOption.split('=')[0]} is not accepted: a key on the command line leaks into shell history; set ${WEBHOOK_SECRET_VARIABLE} or use --secret-file`,
+      `${keyOption.split('=')[0]} is not accepted: a key on the command line leaks into shell history; set ${LOCAL_KEY_VARIABLE} or use --secret-file`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
-import { isLoopbackHost } from './inspector/access.js';
+import { isLoopbackHost } from './local-run.js';
 
 /** Region and credentials the SDK needs to sign a request; the embedded queue ignores them. */
 const LOCAL_CONFIG = {

@@ -5,6 +5,10 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+
+/** An `npm start` of a tool's own that did not get ready, or printed an unexpected banner. */
+export class LocalProcessError extends WebhookReceiverError {}
 
 /** A running `npm start` child: where to send, where to read, and the key it verifies with. */
 export interface LocalProcess {
@@ -123,7 +127,9 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
     kill();
     await exited;
     await cleanUp();
-    throw new Error(`npm start did not get ready: ${(error as Error).message}\n${tail}`);
+    throw new LocalProcessError(
+      `npm start did not get ready: ${(error as Error).message}\n${tail}`,
+    );
   }
   return {
     webhookUrl: bannerValue(banner, 'Webhook URL'),
@@ -149,7 +155,7 @@ function waitForBanner(
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`no ready banner within ${timeoutMs / 1000} s`)),
+      () => reject(new LocalProcessError(`no ready banner within ${timeoutMs / 1000} s`)),
       timeoutMs,
     );
     const check = (): void => {
@@ -161,7 +167,7 @@ function waitForBanner(
     child.stdout?.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`it exited with status ${code}`));
+      reject(new LocalProcessError(`it exited with status ${code}`));
     });
   });
 }
@@ -172,10 +178,11 @@ function waitForBanner(
  *
  * @param banner - what `npm start` printed up to its ready line
  * @param label - the banner label, without the colon
- * @throws {Error} when the banner has no such label
+ * @throws {LocalProcessError} when the banner has no such label
  */
 export function bannerValue(banner: string, label: string): string {
   const value = new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
-  if (value === undefined) throw new Error(`npm start printed no '${label}' in:\n${banner}`);
+  if (value === undefined)
+    throw new LocalProcessError(`npm start printed no '${label}' in:\n${banner}`);
   return value;
 }

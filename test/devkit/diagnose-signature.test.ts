@@ -4,9 +4,9 @@ import {
   type FailedVerification,
   MAX_DIAGNOSED_BODY_BYTES,
   MAX_DIAGNOSED_DEPTH,
-} from '../../../cli/lib/diagnose-signature.js';
-import { signPayload, verifySignature } from '../../../lambda/core/index.js';
-import { type SenderVector, senderVector } from '../../lambda/core/sender-vectors.js';
+} from '../../devkit/diagnose-signature.js';
+import { signPayload, verifySignature } from '../../lambda/core/index.js';
+import { type SenderVector, senderVector } from '../lambda/core/sender-vectors.js';
 
 /** The failure verify saw for `vector` checked with `overrides`, ready to diagnose. */
 function failure(

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSigningKey, refuseKeyArguments } from '../../../cli/lib/signing-key.js';
-import { UsageError } from '../../../cli/lib/tool-io.js';
+import { readSigningKey, refuseKeyArguments } from '../../devkit/signing-key.js';
+import { UsageError } from '../../devkit/tool-io.js';
 
 let dir: string;
 

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, chmod, readFile } from 'node:fs/promises';
 import { parseEnv } from 'node:util';
+import { LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
 
 /** The `.env` file of the local run, relative to the working directory (`npm` runs scripts in the project root). */
 export const DOTENV_FILE = '.env';
-
-/** Name of the variable that holds the local signing key. */
-export const WEBHOOK_SECRET = 'WEBHOOK_SECRET';
 
 /**
  * Reads `KEY=value` pairs from a dotenv file (Node's own parser: comments, quotes, `export`-less
@@ -59,7 +57,7 @@ export interface LocalWebhookSecret {
 export async function findWebhookSecret(
   env: NodeJS.ProcessEnv,
   dotEnvPath: string,
-  variable: string = WEBHOOK_SECRET,
+  variable: string = LOCAL_KEY_VARIABLE,
 ): Promise<LocalWebhookSecret | undefined> {
   const fromEnv = env[variable]?.trim();
   if (fromEnv) return { secret: fromEnv, variable, source: 'environment' };
@@ -77,7 +75,7 @@ export async function withDotEnvWebhookSecret(
   dotEnvPath: string,
 ): Promise<NodeJS.ProcessEnv> {
   const found = await findWebhookSecret(env, dotEnvPath);
-  return found?.source === 'dotenv' ? { ...env, [WEBHOOK_SECRET]: found.secret } : env;
+  return found?.source === 'dotenv' ? { ...env, [LOCAL_KEY_VARIABLE]: found.secret } : env;
 }
 
 /**
@@ -89,7 +87,7 @@ export async function withDotEnvWebhookSecret(
 export async function ensureWebhookSecret(
   env: NodeJS.ProcessEnv,
   dotEnvPath: string,
-  variable: string = WEBHOOK_SECRET,
+  variable: string = LOCAL_KEY_VARIABLE,
 ): Promise<LocalWebhookSecret> {
   const found = await findWebhookSecret(env, dotEnvPath, variable);
   if (found) return found;

@@ -1,0 +1,111 @@
+/**
+ * Where the local run lives and how it is named: its ports, paths, queue names and the variables
+ * that name its endpoints. `npm start` serves what these say and every tool finds it through
+ * them, so each is spelled here once.
+ * @module
+ */
+
+import { ENDPOINT_NAME_RULE, isEndpointName, splitList } from '../lambda/contract/endpoints.js';
+import { UsageError } from './tool-io.js';
+
+/** The IPv4 loopback address: local servers listen here unless told otherwise. */
+export const LOOPBACK = '127.0.0.1';
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** Whether an interface or host name is this machine's loopback. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_NAMES.has(host.toLowerCase());
+}
+
+/**
+ * Whether a `Host` header names this machine's loopback (`127.0.0.1`, `localhost` or `[::1]`,
+ * with or without a port). A page of another site that reaches a local server through DNS
+ * rebinding sends its own host name here, so a server that only answers loopback names cannot be
+ * reached that way.
+ */
+export function isLoopbackHostHeader(host: string | undefined): boolean {
+  return isLoopbackHost((host ?? '').replace(/:\d+$/, ''));
+}
+
+/** Port of the local webhook endpoint when `PORT` is not set. */
+export const DEFAULT_PORT = 3000;
+
+/** Name of the queue the receiver forwards verified events to (same name as in the deployed stack). */
+export const QUEUE_NAME = 'webhook-events';
+
+/** Name of the dead-letter queue that takes messages a consumer failed to process. */
+export const DLQ_NAME = 'webhook-events-dlq';
+
+/** Port of the embedded queue server when `LOCAL_SQS_PORT` is not set. */
+export const DEFAULT_LOCAL_SQS_PORT = 9324;
+
+/** Cosmetic account id that appears in local queue URLs and ARNs. */
+export const LOCAL_ACCOUNT_ID = '123456789012';
+
+/**
+ * The URL a queue of the embedded server has on a given port; used by tools that default to the
+ * local queue without starting it.
+ */
+export function localQueueUrl(port: number = DEFAULT_LOCAL_SQS_PORT, name = QUEUE_NAME): string {
+  return `http://${LOOPBACK}:${port}/${LOCAL_ACCOUNT_ID}/${name}`;
+}
+
+/** Port of the local archive (S3, and the Firehose stand-in) when `LOCAL_S3_PORT` is not set. */
+export const DEFAULT_LOCAL_S3_PORT = 9325;
+
+/** The local archive's bucket, and the delivery stream name the local receiver is given. */
+export const LOCAL_ARCHIVE = { bucket: 'webhook-archive', stream: 'webhook-archive' } as const;
+
+/** The origin of the local archive on a port: its S3 endpoint and `AWS_ENDPOINT_URL_FIREHOSE`. */
+export function localArchiveEndpoint(port: number = DEFAULT_LOCAL_S3_PORT): string {
+  return `http://${LOOPBACK}:${port}`;
+}
+
+/**
+ * A TCP port from the environment, or `fallback` when unset.
+ *
+ * @throws {UsageError} when set to anything but a whole number from 0 to 65535
+ */
+export function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port <= 65_535)) {
+    throw new UsageError(`${name} must be a port number from 0 to 65535, got '${text}'`);
+  }
+  return port;
+}
+
+/** The variable listing the local run's named endpoints, e.g. `ENDPOINTS=eu,us`. */
+export const ENDPOINTS_VARIABLE = 'ENDPOINTS';
+
+/**
+ * `ENDPOINTS` from the environment, else from `.env`: comma-separated endpoint names, checked with
+ * the receiver's own rule; `undefined` (the single endpoint) when blank, or unset in both.
+ *
+ * @param env - the environment
+ * @param dotEnv - the variables of `.env`
+ * @throws {UsageError} naming the offending entry when a name breaks the rule or comes twice
+ */
+export function endpointsFrom(
+  env: NodeJS.ProcessEnv,
+  dotEnv: Readonly<Record<string, string>>,
+): readonly string[] | undefined {
+  // Set in the environment, even empty, it wins over .env: `ENDPOINTS= npm start` (and the tools
+  // that start their own receiver) get the single endpoint whatever .env says.
+  const text = (env[ENDPOINTS_VARIABLE] ?? dotEnv[ENDPOINTS_VARIABLE])?.trim();
+  if (!text) return undefined;
+  const names = splitList(text);
+  for (const [index, name] of names.entries()) {
+    if (!isEndpointName(name)) {
+      throw new UsageError(
+        `${ENDPOINTS_VARIABLE}: endpoint name '${name}' must be ${ENDPOINT_NAME_RULE} (got '${text}')`,
+      );
+    }
+    if (names.indexOf(name) !== index) {
+      throw new UsageError(`${ENDPOINTS_VARIABLE} names endpoint '${name}' twice`);
+    }
+  }
+  return names;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import {
+  endpointIdSuffix,
+  endpointKeyVariable,
+  endpointOutputKey,
+  endpointSecretContextKey,
+  isEndpointName,
+  STACK_OUTPUTS,
+  splitList,
+  webhookPath,
+} from '../../../lambda/contract/endpoints.js';
+
+describe('Module: the receiver contract for endpoints', () => {
+  it('maps one endpoint name to its path, outputs, context key and local variable', () => {
+    // Act
+    const name = 'eu-west-2';
+
+    // Assess
+    expect(webhookPath(name)).toBe('/webhook/eu-west-2');
+    expect(endpointIdSuffix(name)).toBe('EuWest2');
+    expect(endpointOutputKey(STACK_OUTPUTS.webhookUrl, name)).toBe('WebhookUrlEuWest2');
+    expect(endpointOutputKey(STACK_OUTPUTS.secretArn, name)).toBe('SecretArnEuWest2');
+    expect(endpointSecretContextKey(name)).toBe('secretArn.eu-west-2');
+    expect(endpointKeyVariable(name)).toBe('WEBHOOK_SECRET_EU_WEST_2');
+  });
+
+  it('gives the single endpoint the path /webhook', () => {
+    expect(webhookPath()).toBe('/webhook');
+  });
+
+  it.each([
+    ['eu', true],
+    ['a'.repeat(32), true],
+    ['a'.repeat(33), false],
+    ['', false],
+    ['EU', false],
+    ['eu_west', false],
+    ['eu/west', false],
+  ])('takes %j as an endpoint name: %s', (name, valid) => {
+    expect(isEndpointName(name)).toBe(valid);
+  });
+
+  it('splits a list at commas, trimmed, and keeps empty entries for the setting to refuse', () => {
+    expect(splitList(' eu , us')).toEqual(['eu', 'us']);
+    expect(splitList('eu,,us,')).toEqual(['eu', '', 'us', '']);
+  });
+});
