@@ -10,6 +10,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
 import {
   DEFAULT_LOCAL_SQS_PORT,
   DLQ_NAME,
@@ -17,6 +18,7 @@ import {
   portFrom,
   QUEUE_NAME,
 } from '../devkit/local-run.js';
+import { withTimeout } from '../devkit/network.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
@@ -28,10 +30,14 @@ import {
   UsageError,
 } from '../devkit/tool-io.js';
 import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
 
 /** SQS kept messages that `consume` printed and asked to delete (they will be received again). */
-export class QueueDeleteError extends WebhookReceiverError {}
+export class QueueDeleteError extends ToolError {
+  /** @param message - how many messages SQS kept and its first reason */
+  constructor(message: string) {
+    super(message, EXIT_STATUS.refused);
+  }
+}
 
 const USAGE = `Usage: npm run consume -- [--queue-url URL | --dlq] [--follow] [--json]
 
@@ -49,7 +55,9 @@ Receives the webhook events the receiver queued, prints them and deletes them.
 
 Each message shows the endpoint it was sent to (its endpoint attribute) when the receiver serves
 several endpoints (ENDPOINTS locally, the construct's endpoints when deployed).
-  --help            show this help`;
+  --help            show this help
+
+${EXIT_STATUS_USAGE}`;
 
 /** How to poll a queue: seconds to long-poll, and a pause after an empty receive while following. */
 interface Polling {
@@ -79,8 +87,7 @@ interface ConsumeOptions {
 }
 
 /**
- * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 the queue could
- * not be read, 2 usage error).
+ * Runs the tool with command-line `args`; resolves with the exit status (see `exit-status.ts`).
  *
  * @param args - arguments after `--`
  * @param io - streams, environment and working directory
@@ -100,12 +107,17 @@ export function main(
 }
 
 async function consume(options: ConsumeOptions, io: ToolIo, stop: AbortSignal): Promise<number> {
-  const client = sqsClientFor(options.queueUrl, io.env);
+  const queue: Queue = {
+    client: sqsClientFor(options.queueUrl, io.env),
+    url: options.queueUrl,
+    timeoutMs: io.networkTimeoutMs,
+  };
   const polling = isLoopbackUrl(options.queueUrl) ? LOCAL_POLLING : AWS_POLLING;
   let count = 0;
   try {
     for (;;) {
-      const messages = await receive(client, options, polling, stop);
+      const waitSeconds = options.follow ? polling.followWaitSeconds : polling.drainWaitSeconds;
+      const messages = await receive(queue, waitSeconds, stop);
       if (messages === undefined) break;
       if (messages.length === 0) {
         if (!options.follow || !(await pause(polling.idlePauseMs, stop))) break;
@@ -114,37 +126,56 @@ async function consume(options: ConsumeOptions, io: ToolIo, stop: AbortSignal): 
       for (const message of messages) {
         io.out(options.json ? formatJson(message) : formatPretty(message));
       }
-      await deleteMessages(client, options.queueUrl, messages);
+      await deleteMessages(queue, messages);
       count += messages.length;
     }
   } catch (error) {
-    io.err(describeFailure(error, options.queueUrl));
-    return 1;
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(describeFailure(error, options.queueUrl), EXIT_STATUS.refused, {
+      cause: error,
+    });
   } finally {
-    client.destroy();
+    queue.client.destroy();
   }
   io.err(`${count} message${count === 1 ? '' : 's'} received and deleted from ${options.queueUrl}`);
-  return 0;
+  return EXIT_STATUS.ok;
 }
 
-/** One receive; `undefined` when `stop` aborted it. */
+/** The queue a run reads, and how long one call to it may take. */
+interface Queue {
+  readonly client: SQSClient;
+  readonly url: string;
+  /** Per call, on top of a long poll's wait. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * One receive, long-polling `waitSeconds`; `undefined` when `stop` aborted it.
+ *
+ * @throws {NetworkError} when no answer came within the wait plus the timeout
+ */
 async function receive(
-  client: SQSClient,
-  options: ConsumeOptions,
-  polling: Polling,
+  queue: Queue,
+  waitSeconds: number,
   stop: AbortSignal,
 ): Promise<Message[] | undefined> {
   if (stop.aborted) return undefined;
   try {
-    const received = await client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: options.queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: options.follow ? polling.followWaitSeconds : polling.drainWaitSeconds,
-        MessageAttributeNames: ['All'],
-        MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
-      }),
-      { abortSignal: stop },
+    const received = await withTimeout(
+      `Could not read ${queue.url}`,
+      waitSeconds * 1000 + queue.timeoutMs,
+      (abortSignal) =>
+        queue.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queue.url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: waitSeconds,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+          }),
+          { abortSignal },
+        ),
+      { stop, refusedHint: REFUSED_HINT },
     );
     return received.Messages ?? [];
   } catch (error) {
@@ -152,6 +183,9 @@ async function receive(
     throw error;
   }
 }
+
+/** What to do when nothing listens at the queue's address. */
+const REFUSED_HINT = 'start the local receiver with npm start, or pass --queue-url';
 
 /** Waits `ms`; resolves `false` when `stop` aborted the wait. */
 async function pause(ms: number, stop: AbortSignal): Promise<boolean> {
@@ -163,20 +197,23 @@ async function pause(ms: number, stop: AbortSignal): Promise<boolean> {
   }
 }
 
-async function deleteMessages(
-  client: SQSClient,
-  queueUrl: string,
-  messages: readonly Message[],
-): Promise<void> {
+async function deleteMessages(queue: Queue, messages: readonly Message[]): Promise<void> {
   if (messages.length === 0) return;
-  const result = await client.send(
-    new DeleteMessageBatchCommand({
-      QueueUrl: queueUrl,
-      Entries: messages.map((message, index) => ({
-        Id: String(index),
-        ReceiptHandle: message.ReceiptHandle,
-      })),
-    }),
+  const result = await withTimeout(
+    `Could not delete from ${queue.url}`,
+    queue.timeoutMs,
+    (abortSignal) =>
+      queue.client.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queue.url,
+          Entries: messages.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle,
+          })),
+        }),
+        { abortSignal },
+      ),
+    { refusedHint: REFUSED_HINT },
   );
   const failed = result.Failed ?? [];
   if (failed.length > 0) {
@@ -265,11 +302,8 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeO
   return { queueUrl, follow: values.follow, json: values.json };
 }
 
+/** A queue's refusal in one line. */
 function describeFailure(error: unknown, queueUrl: string): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ECONNREFUSED') {
-    return `Nothing answers at ${new URL(queueUrl).origin}: start the local receiver with npm start (or pass --queue-url)`;
-  }
   const name = (error as Error).name;
   if (name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue') {
     return `No queue at ${queueUrl}: check --queue-url (the stack's QueueUrl output)`;

@@ -15,6 +15,8 @@ import {
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
+import { NETWORK_TIMEOUT_MS, withTimeout } from '../devkit/network.js';
 import { SECRET_JSON_FIELD_VARIABLE } from '../devkit/signing-key.js';
 import {
   isEntryPoint,
@@ -61,7 +63,7 @@ version is the same object with the key replaced in the field the receiver reads
 text field, or SECRET_JSON_FIELD). Keys are never taken from the command line, where shell history would keep them.
 AWS credentials and region come from the usual AWS environment (AWS_PROFILE, AWS_REGION, ...).
 
-Exit status: 0 done, 1 Secrets Manager refused or nothing to promote, 2 usage error.`;
+${EXIT_STATUS_USAGE}`;
 
 /** Staging label of the key the sender signs with now. */
 export const AWSCURRENT = 'AWSCURRENT';
@@ -84,8 +86,23 @@ export interface SecretVersion {
   readonly createdDate: Date | undefined;
 }
 
-/** A rotation step that cannot be done in the secret's current state (e.g. nothing staged to promote). */
-export class RotationError extends WebhookReceiverError {}
+/**
+ * A rotation step that cannot be done in the secret's current state (e.g. nothing staged to
+ * promote): exit 1.
+ */
+export class RotationError extends ToolError {
+  /** @param message - what cannot be done and what to do first */
+  constructor(message: string) {
+    super(message, EXIT_STATUS.refused);
+  }
+}
+
+/** The secret a step changes, and the signal that ends its calls. */
+interface SecretCall {
+  readonly client: SecretsManagerClient;
+  readonly secretId: string;
+  readonly abortSignal: AbortSignal;
+}
 
 /**
  * Applies one action and returns a sentence saying what changed:
@@ -102,6 +119,7 @@ export class RotationError extends WebhookReceiverError {}
  * version is that object with the key replaced in the field the receiver reads.
  *
  * @param jsonField - `SECRET_JSON_FIELD`, when set
+ * @param abortSignal - aborts every call the step makes (default: after `NETWORK_TIMEOUT_MS`)
  * @throws {RotationError} when there is no AWSPENDING version to promote, or the current JSON
  *   value has no field the receiver would read the key from
  */
@@ -110,37 +128,40 @@ export async function applyRotation(
   secretId: string,
   action: RotateAction,
   jsonField?: string | undefined,
+  abortSignal: AbortSignal = AbortSignal.timeout(NETWORK_TIMEOUT_MS),
 ): Promise<string> {
+  const call = { client, secretId, abortSignal };
   switch (action.kind) {
     case 'put': {
-      const secretString = await shapedValue(client, secretId, action.key, jsonField);
+      const secretString = await shapedValue(call, action.key, jsonField);
       const put = await client.send(
         new PutSecretValueCommand({ SecretId: secretId, SecretString: secretString }),
+        { abortSignal },
       );
       return `Stored the new key as version ${put.VersionId} (${AWSCURRENT}); the replaced key is ${AWSPREVIOUS} and keeps working for PREVIOUS_KEY_GRACE_SECONDS.`;
     }
     case 'stage': {
-      const secretString = await shapedValue(client, secretId, action.key, jsonField);
+      const secretString = await shapedValue(call, action.key, jsonField);
       const put = await client.send(
         new PutSecretValueCommand({
           SecretId: secretId,
           SecretString: secretString,
           VersionStages: [AWSPENDING],
         }),
+        { abortSignal },
       );
       return `Staged the new key as version ${put.VersionId} (${AWSPENDING}); the receiver accepts it alongside ${AWSCURRENT}. Run --promote once the sender signs with it.`;
     }
     case 'promote':
-      return promote(client, secretId);
+      return promote(call);
     case 'revoke-previous':
-      return revokePrevious(client, secretId);
+      return revokePrevious(call);
   }
 }
 
 /** The value to store for `key`, shaped like the AWSCURRENT value (see `replaceKeyInSecretValue`). */
 async function shapedValue(
-  client: SecretsManagerClient,
-  secretId: string,
+  { client, secretId, abortSignal }: SecretCall,
   key: string,
   jsonField: string | undefined,
 ): Promise<string> {
@@ -148,6 +169,7 @@ async function shapedValue(
   try {
     const value = await client.send(
       new GetSecretValueCommand({ SecretId: secretId, VersionStage: AWSCURRENT }),
+      { abortSignal },
     );
     current = value.SecretString;
   } catch (error) {
@@ -165,8 +187,8 @@ async function shapedValue(
   return replaced.secretString;
 }
 
-async function promote(client: SecretsManagerClient, secretId: string): Promise<string> {
-  const versions = await listSecretVersions(client, secretId);
+async function promote({ client, secretId, abortSignal }: SecretCall): Promise<string> {
+  const versions = await listSecretVersions(client, secretId, abortSignal);
   const pending = versions.find((version) => version.stages.includes(AWSPENDING));
   if (!pending) {
     throw new RotationError(
@@ -182,6 +204,7 @@ async function promote(client: SecretsManagerClient, secretId: string): Promise<
         MoveToVersionId: pending.versionId,
         ...(current ? { RemoveFromVersionId: current.versionId } : {}),
       }),
+      { abortSignal },
     );
   }
   await client.send(
@@ -190,12 +213,13 @@ async function promote(client: SecretsManagerClient, secretId: string): Promise<
       VersionStage: AWSPENDING,
       RemoveFromVersionId: pending.versionId,
     }),
+    { abortSignal },
   );
   return `Promoted version ${pending.versionId} to ${AWSCURRENT}; the replaced key is ${AWSPREVIOUS} and keeps working for PREVIOUS_KEY_GRACE_SECONDS.`;
 }
 
-async function revokePrevious(client: SecretsManagerClient, secretId: string): Promise<string> {
-  const versions = await listSecretVersions(client, secretId);
+async function revokePrevious({ client, secretId, abortSignal }: SecretCall): Promise<string> {
+  const versions = await listSecretVersions(client, secretId, abortSignal);
   const previous = versions.find((version) => version.stages.includes(AWSPREVIOUS));
   if (!previous) return `${secretId} has no ${AWSPREVIOUS} version: nothing to revoke.`;
   await client.send(
@@ -204,17 +228,24 @@ async function revokePrevious(client: SecretsManagerClient, secretId: string): P
       VersionStage: AWSPREVIOUS,
       RemoveFromVersionId: previous.versionId,
     }),
+    { abortSignal },
   );
   return `Removed ${AWSPREVIOUS} from version ${previous.versionId}: the receiver stops accepting that key at its next key refresh (SECRET_CACHE_SECONDS, sooner after a mismatch).`;
 }
 
-/** Every version that still has a staging label, newest first. */
+/**
+ * Every version that still has a staging label, newest first.
+ *
+ * @param abortSignal - aborts the listing, every page included (default: after `NETWORK_TIMEOUT_MS`)
+ */
 export async function listSecretVersions(
   client: SecretsManagerClient,
   secretId: string,
+  abortSignal: AbortSignal = AbortSignal.timeout(NETWORK_TIMEOUT_MS),
 ): Promise<SecretVersion[]> {
   const versions: SecretVersion[] = [];
-  for await (const page of paginateListSecretVersionIds({ client }, { SecretId: secretId })) {
+  const pages = paginateListSecretVersionIds({ client }, { SecretId: secretId }, { abortSignal });
+  for await (const page of pages) {
     for (const entry of page.Versions ?? []) {
       if (entry.VersionId === undefined) continue;
       versions.push({
@@ -272,13 +303,17 @@ export type EndpointSecretArn =
  * @param client - the CloudFormation client
  * @param stackName - the stack deployed with `-c endpoints=...`
  * @param endpoint - the endpoint's name
+ * @param abortSignal - aborts the call (default: after `NETWORK_TIMEOUT_MS`)
  */
 export async function endpointSecretArn(
   client: CloudFormationClient,
   stackName: string,
   endpoint: string,
+  abortSignal: AbortSignal = AbortSignal.timeout(NETWORK_TIMEOUT_MS),
 ): Promise<EndpointSecretArn> {
-  const described = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+  const described = await client.send(new DescribeStacksCommand({ StackName: stackName }), {
+    abortSignal,
+  });
   const outputs = described.Stacks?.[0]?.Outputs ?? [];
   const outputKey = endpointOutputKey(STACK_OUTPUTS.secretArn, endpoint);
   const secretArn = outputs.find((output) => output.OutputKey === outputKey)?.OutputValue;
@@ -299,37 +334,41 @@ export async function endpointSecretArn(
 async function rotate(request: RotateRequest, io: ToolIo): Promise<number> {
   const client = new SecretsManagerClient({});
   const cloudFormation = new CloudFormationClient({});
+  /** One step's calls, within the tools' network timeout; AWS's refusals named by service. */
+  const step = async <T>(service: string, calls: (signal: AbortSignal) => Promise<T>) => {
+    try {
+      return await withTimeout(service, io.networkTimeoutMs, calls);
+    } catch (error) {
+      if (error instanceof WebhookReceiverError) throw error;
+      const { name, message } = error as Error;
+      throw new ToolError(`${service}: ${name}: ${message}`, EXIT_STATUS.refused, { cause: error });
+    }
+  };
   try {
     let secretId: string;
     if ('secretId' in request.target) {
       secretId = request.target.secretId;
     } else {
       const { endpoint, stackName } = request.target;
-      const found = await endpointSecretArn(cloudFormation, stackName, endpoint).catch(
-        (error: Error) => {
-          io.err(`CloudFormation: ${error.name}: ${error.message}`);
-          return undefined;
-        },
+      const found = await step('CloudFormation', (signal) =>
+        endpointSecretArn(cloudFormation, stackName, endpoint, signal),
       );
-      if (found === undefined) return 1;
-      if (!found.ok) {
-        io.err(`${found.message} (see npm run rotate-secret -- --help)`);
-        return 2;
-      }
+      if (!found.ok) throw new UsageError(found.message);
       secretId = found.secretArn;
       io.out(`Endpoint ${endpoint}: ${secretId}`);
     }
     const jsonField = io.env[SECRET_JSON_FIELD_VARIABLE]?.trim() || undefined;
-    io.out(await applyRotation(client, secretId, request.action, jsonField));
-    io.out(formatVersions(secretId, await listSecretVersions(client, secretId)));
-    return 0;
-  } catch (error) {
-    io.err(
-      error instanceof RotationError
-        ? error.message
-        : `Secrets Manager: ${(error as Error).name}: ${(error as Error).message}`,
+    const { action } = request;
+    io.out(
+      await step('Secrets Manager', (signal) =>
+        applyRotation(client, secretId, action, jsonField, signal),
+      ),
     );
-    return 1;
+    const versions = await step('Secrets Manager', (signal) =>
+      listSecretVersions(client, secretId, signal),
+    );
+    io.out(formatVersions(secretId, versions));
+    return EXIT_STATUS.ok;
   } finally {
     client.destroy();
     cloudFormation.destroy();

@@ -9,8 +9,10 @@ import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { readFileOption } from '../devkit/cli-options.js';
-import { DOTENV_FILE, findWebhookSecret } from '../devkit/dotenv.js';
-import { DEFAULT_PORT, portFrom } from '../devkit/local-run.js';
+import { DOTENV_FILE, findWebhookSecret, readDotEnv } from '../devkit/dotenv.js';
+import { EXIT_STATUS, EXIT_STATUS_USAGE, NoKeyError, ToolError } from '../devkit/exit-status.js';
+import { DEFAULT_PORT, ENDPOINTS_VARIABLE, endpointsFrom, portFrom } from '../devkit/local-run.js';
+import { NETWORK_TIMEOUT_MS, withTimeout } from '../devkit/network.js';
 import { readEndpointKey, readSecretIdKey, type SigningKey } from '../devkit/signing-key.js';
 import {
   isEntryPoint,
@@ -35,7 +37,8 @@ and POSTs it, printing each response.
                     for a deployed stack use its WebhookUrl output
   --endpoint NAME   send to endpoint NAME of npm start's ENDPOINTS: to /webhook/NAME (default
                     http://127.0.0.1:$PORT/webhook/NAME; a --url must end in /webhook/NAME),
-                    signed with its key WEBHOOK_SECRET_<NAME> (environment, then .env)
+                    signed with its key WEBHOOK_SECRET_<NAME> (environment, then .env);
+                    required when ENDPOINTS is set (environment or .env) and --url is not given
   --file PATH       send this file's bytes as the body instead of a generated booking
   --event NAME      event name of the generated booking (default event_booked)
   --count N         send N calls, each a new booking (default 1)
@@ -44,8 +47,7 @@ and POSTs it, printing each response.
                     like the receiver reads it (its only text field, or SECRET_JSON_FIELD)
   --help            show this help
 
-Exit status: 0 when every call got a 2xx answer, 1 otherwise, 2 on a usage error (an
---endpoint that ENDPOINTS does not list, or without a key, included).`;
+${EXIT_STATUS_USAGE}`;
 
 interface SendOptions {
   readonly url: string;
@@ -83,7 +85,6 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
 
 async function send(options: SendOptions, io: ToolIo): Promise<number> {
   const key = options.endpointKey?.key ?? (await loadKey(options.secretId, io));
-  if (key === undefined) return 1;
   let failures = 0;
   for (let i = 1; i <= options.count; i++) {
     const body = options.fileBody ?? Buffer.from(buildBookingPayload(withEvent(options.event)));
@@ -92,31 +93,35 @@ async function send(options: SendOptions, io: ToolIo): Promise<number> {
       signature = signPayload(body, key, Math.floor(Date.now() / 1000));
     } catch (error) {
       if (!(error instanceof BodyNotJsonError)) throw error;
-      io.err(`${options.file} is not a single JSON value: the service only signs JSON bodies`);
-      return 1;
+      throw new ToolError(
+        `${options.file} is not a single JSON value: the service only signs JSON bodies`,
+        EXIT_STATUS.refused,
+      );
     }
-    let response: WebhookResponse;
-    try {
-      response = await postWebhook(options.url, body, signature);
-    } catch (error) {
-      io.err(`POST ${options.url} failed: ${describeNetworkError(error)}`);
-      return 1;
-    }
+    const response = await withTimeout(
+      `POST ${options.url} failed`,
+      io.networkTimeoutMs,
+      (signal) => postWebhook(options.url, body, signature, signal),
+      { refusedHint: 'is npm start running, and on this port?' },
+    );
     if (response.status < 200 || response.status > 299) failures++;
     io.out(`[${i}/${options.count}] ${describeBody(body)} -> ${response.status} ${response.body}`);
   }
   if (options.count > 1) io.out(`${options.count - failures} of ${options.count} calls accepted`);
-  return failures === 0 ? 0 : 1;
+  return failures === 0 ? EXIT_STATUS.ok : EXIT_STATUS.refused;
 }
 
 /**
  * POSTs `body` with the headers the service sends (spec 4.1): `Content-Type: application/json`,
  * `Content-Length`, `Connection: close` and `Service-Signature`.
+ *
+ * @param signal - aborts the call, the answer's body included (default: after `NETWORK_TIMEOUT_MS`)
  */
 export function postWebhook(
   url: string,
   body: Uint8Array,
   signature: string,
+  signal: AbortSignal = AbortSignal.timeout(NETWORK_TIMEOUT_MS),
 ): Promise<WebhookResponse> {
   const target = new URL(url);
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -131,7 +136,7 @@ export function postWebhook(
           Connection: 'close',
           'Service-Signature': signature,
         },
-        signal: AbortSignal.timeout(30_000),
+        signal,
       },
       (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
@@ -177,6 +182,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
   if (!/^\d{1,9}$/.test(countText) || count < 1) {
     throw new UsageError(`--count must be a whole number of at least 1, got '${countText}'`);
   }
+  if (endpoint === undefined && values.url === undefined) await refuseMissingEndpoint(io);
   const path = webhookPath(endpoint);
   const url = values.url ?? `http://127.0.0.1:${portFrom(io.env, 'PORT', DEFAULT_PORT)}${path}`;
   if (!isHttpUrl(url)) {
@@ -205,20 +211,32 @@ function withEvent(event: string | undefined): { event?: string } {
   return event === undefined ? {} : { event };
 }
 
-/** The key to sign with, or `undefined` after explaining on stderr why there is none. */
-async function loadKey(secretId: string | undefined, io: ToolIo): Promise<string | undefined> {
-  if (secretId !== undefined) {
-    const read = await readSecretIdKey(secretId, io);
-    if (read.ok) return read.key.key;
-    io.err(read.message);
-    return undefined;
-  }
+/**
+ * With `ENDPOINTS` set, `npm start` serves `/webhook/<name>` only (`/webhook` is 404): a send to
+ * the local receiver must name the endpoint.
+ *
+ * @throws {UsageError} listing the names when `ENDPOINTS` (environment, else `.env`) is set
+ */
+async function refuseMissingEndpoint(io: ToolIo): Promise<void> {
+  const endpoints = endpointsFrom(io.env, await readDotEnv(resolve(io.projectDir, DOTENV_FILE)));
+  if (endpoints === undefined) return;
+  throw new UsageError(
+    `${ENDPOINTS_VARIABLE} lists ${endpoints.join(', ')}, so npm start serves ${webhookPath('<name>')} only: pass --endpoint <name> with one of ${endpoints.join(', ')}`,
+  );
+}
+
+/**
+ * The key to sign with: `--secret-id`'s, else `WEBHOOK_SECRET` (environment, then `.env`).
+ *
+ * @throws {NoKeyError} when there is none, or as `readSecretIdKey`
+ */
+async function loadKey(secretId: string | undefined, io: ToolIo): Promise<string> {
+  if (secretId !== undefined) return (await readSecretIdKey(secretId, io)).key;
   const found = await findWebhookSecret(io.env, resolve(io.projectDir, DOTENV_FILE));
   if (found) return found.secret;
-  io.err(
+  throw new NoKeyError(
     'No key to sign with: set WEBHOOK_SECRET, run npm start once (it writes .env), or pass --secret-id ID',
   );
-  return undefined;
 }
 
 /** `booking 123456 (event_booked)` for generated and most real bodies, else the byte count. */
@@ -236,14 +254,6 @@ function describeBody(body: Uint8Array): string {
     // Not JSON: fall through to the size.
   }
   return `${body.byteLength} bytes`;
-}
-
-function describeNetworkError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ECONNREFUSED')
-    return 'connection refused (is npm start running, and on this port?)';
-  if ((error as Error).name === 'AbortError') return 'no answer within 30 s';
-  return (error as Error).message;
 }
 
 if (isEntryPoint(import.meta.url))

@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from '../devkit/cli-options.js';
 import { DOTENV_FILE, withDotEnvWebhookSecret } from '../devkit/dotenv.js';
+import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
 import {
   KEY_OPTIONS_USAGE,
   KEY_SOURCES_USAGE,
@@ -31,8 +32,7 @@ ${KEY_OPTIONS_USAGE}
 
 ${KEY_SOURCES_USAGE}
 
-Exit status: 0 signed, 1 the body is not a single JSON value or the secret holds no usable key,
-2 usage error (an --endpoint that ENDPOINTS does not list, or without a key, included).`;
+${EXIT_STATUS_USAGE}`;
 
 /** `npm run sign -- <args>` against `io`; resolves with the exit status. */
 export function main(args: readonly string[], io: ToolIo): Promise<number> {
@@ -61,18 +61,16 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
       };
     },
     async ({ body, key, t }) => {
-      const read = await resolveKeyOption(key, io);
-      if (!read.ok) {
-        io.err(read.message);
-        return 1;
-      }
+      const signingKey = await resolveKeyOption(key, io);
       try {
-        io.out(signPayload(body, read.key.key, t));
-        return 0;
+        io.out(signPayload(body, signingKey.key, t));
+        return EXIT_STATUS.ok;
       } catch (error) {
         if (!(error instanceof BodyNotJsonError)) throw error;
-        io.err('the --body-file is not a single JSON value: the service only signs JSON bodies');
-        return 1;
+        throw new ToolError(
+          'the --body-file is not a single JSON value: the service only signs JSON bodies',
+          EXIT_STATUS.refused,
+        );
       }
     },
   );

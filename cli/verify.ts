@@ -12,6 +12,7 @@ import {
   MAX_DIAGNOSED_DEPTH,
 } from '../devkit/diagnose-signature.js';
 import { DOTENV_FILE, withDotEnvWebhookSecret } from '../devkit/dotenv.js';
+import { EXIT_STATUS, EXIT_STATUS_USAGE } from '../devkit/exit-status.js';
 import {
   KEY_OPTIONS_USAGE,
   KEY_SOURCES_USAGE,
@@ -49,9 +50,8 @@ When the signature does not match, hints say what would have made it match (anot
 body as re-serialized, the key with whitespace); the call stays invalid. A body above
 ${MAX_DIAGNOSED_BODY_BYTES} bytes or nested deeper than ${MAX_DIAGNOSED_DEPTH} levels gets "no diagnosis:" and why instead.
 
-Exit status: 0 valid (prints "valid" and the form that matched), 1 not valid (prints the
-reason and hints) or the secret holds no usable key, 2 usage error (an --endpoint that ENDPOINTS
-does not list, or without a key, included).`;
+Prints "valid" and the form that matched, or "invalid: <reason>" and hints (exit 1).
+${EXIT_STATUS_USAGE}`;
 
 interface VerifyOptions {
   readonly header: string;
@@ -67,12 +67,7 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
     io,
     { name: 'verify', usage: USAGE },
     () => parseOptions(args, io),
-    async (options) => {
-      const read = await resolveKeyOption(options.key, io);
-      if (read.ok) return verify({ ...options, key: read.key }, io);
-      io.err(read.message);
-      return 1;
-    },
+    async (options) => verify({ ...options, key: await resolveKeyOption(options.key, io) }, io),
   );
 }
 
@@ -87,7 +82,7 @@ function verify(options: VerifyOptions & { readonly key: SigningKey }, io: ToolI
   });
   if (result.ok) {
     io.out(`valid (form: ${result.form})`);
-    return 0;
+    return EXIT_STATUS.ok;
   }
   io.out(`invalid: ${result.reason}`);
   const diagnosis = diagnoseSignature({
@@ -100,7 +95,7 @@ function verify(options: VerifyOptions & { readonly key: SigningKey }, io: ToolI
   });
   if (!diagnosis.ok) io.out(`no diagnosis: ${diagnosis.why}`);
   else for (const hint of diagnosis.hints) io.out(`hint: ${hint}`);
-  return 1;
+  return EXIT_STATUS.refused;
 }
 
 async function parseOptions(args: readonly string[], io: ToolIo): Promise<VerifyOptions | 'help'> {

@@ -7,8 +7,10 @@ import {
   keyFromSecretValue,
 } from '../lambda/receiver/decision/secret-value.js';
 import { DOTENV_FILE, findWebhookSecret, readDotEnv } from './dotenv.js';
+import { EXIT_STATUS, NoKeyError, ToolError, UsageError } from './exit-status.js';
 import { ENDPOINTS_VARIABLE, endpointsFrom } from './local-run.js';
-import { type ToolIo, UsageError } from './tool-io.js';
+import { withTimeout } from './network.js';
+import type { ToolIo } from './tool-io.js';
 
 /** The variable naming the field of a JSON secret that holds the key, as for the receiver. */
 export const SECRET_JSON_FIELD_VARIABLE = 'SECRET_JSON_FIELD';
@@ -34,7 +36,7 @@ export interface SigningKey {
  *
  * @param secretFile - the `--secret-file` value, relative to the user's directory
  * @param io - environment and working directory
- * @throws {UsageError} when there is no key, the file cannot be read, or the key is blank. The
+ * @throws {NoKeyError} when there is no key, the file cannot be read, or the key is blank. The
  *   file path is never echoed: users sometimes pass the key itself by mistake.
  */
 export async function readSigningKey(
@@ -46,7 +48,7 @@ export async function readSigningKey(
   if (secretFile === undefined) {
     const fromEnv = io.env[LOCAL_KEY_VARIABLE];
     if (fromEnv === undefined) {
-      throw new UsageError(
+      throw new NoKeyError(
         `no key: set ${LOCAL_KEY_VARIABLE} or pass --secret-file PATH (a key is never taken as an argument)`,
       );
     }
@@ -57,14 +59,14 @@ export async function readSigningKey(
       raw = await readFile(resolve(io.cwd, secretFile), 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new UsageError(
+      throw new NoKeyError(
         `cannot read the --secret-file (${code}): give the path of a file holding the key`,
       );
     }
     source = '--secret-file';
   }
   const key = raw.trim();
-  if (key === '') throw new UsageError(`the key in ${source} is empty`);
+  if (key === '') throw new NoKeyError(`the key in ${source} is empty`);
   return { key, raw, source };
 }
 
@@ -91,7 +93,8 @@ export function refuseKeyArguments(args: readonly string[]): void {
  *
  * @param name - the `--endpoint` value
  * @param io - environment and the project directory holding `.env`
- * @throws {UsageError} naming the endpoint when `ENDPOINTS` does not list it or it has no key
+ * @throws {UsageError} naming the endpoint when `ENDPOINTS` does not list it
+ * @throws {NoKeyError} when it has no key, or `.env` cannot be read
  */
 export async function readEndpointKey(
   name: string,
@@ -109,17 +112,12 @@ export async function readEndpointKey(
   const variable = endpointKeyVariable(name);
   const found = await findWebhookSecret(io.env, dotEnvPath, variable);
   if (found === undefined) {
-    throw new UsageError(
+    throw new NoKeyError(
       `no key for endpoint '${name}': set ${variable}, or run npm start once with ${ENDPOINTS_VARIABLE} (it writes .env)`,
     );
   }
   return { key: found.secret, raw: found.secret, source: variable };
 }
-
-/** Result of {@link readSecretIdKey}: the key, or a message saying why there is none. */
-export type SecretIdKeyResult =
-  | { readonly ok: true; readonly key: SigningKey }
-  | { readonly ok: false; readonly message: string };
 
 /**
  * Reads the key of the `AWSCURRENT` version of a Secrets Manager secret with the receiver's own
@@ -127,41 +125,44 @@ export type SecretIdKeyResult =
  * exactly the key the receiver uses. Messages name fields, never a value.
  *
  * @param secretId - the `--secret-id` value, name or ARN
- * @param io - environment (`SECRET_JSON_FIELD`; AWS settings come from the process)
+ * @param io - environment (`SECRET_JSON_FIELD`; AWS settings come from the process) and how long
+ *   the call may take
  * @param client - the Secrets Manager client to use
+ * @throws {NoKeyError} when the secret holds no usable key
+ * @throws {NetworkError} when Secrets Manager did not answer in time or could not be reached
+ * @throws {ToolError} (exit 1) when Secrets Manager refused the call (no such secret, access denied)
  */
 export async function readSecretIdKey(
   secretId: string,
-  io: Pick<ToolIo, 'env'>,
+  io: Pick<ToolIo, 'env' | 'networkTimeoutMs'>,
   client: SecretsManagerClient = new SecretsManagerClient({}),
-): Promise<SecretIdKeyResult> {
+): Promise<SigningKey> {
+  const what = `Could not read ${secretId} from Secrets Manager`;
   let secretString: string | undefined;
   try {
-    const secret = await client.send(
-      new GetSecretValueCommand({ SecretId: secretId, VersionStage: 'AWSCURRENT' }),
+    const secret = await withTimeout(what, io.networkTimeoutMs, (abortSignal) =>
+      client.send(new GetSecretValueCommand({ SecretId: secretId, VersionStage: 'AWSCURRENT' }), {
+        abortSignal,
+      }),
     );
     secretString = secret.SecretString;
   } catch (error) {
-    return {
-      ok: false,
-      message: `Could not read ${secretId} from Secrets Manager: ${(error as Error).message}`,
-    };
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(`${what}: ${(error as Error).message}`, EXIT_STATUS.refused, {
+      cause: error,
+    });
   }
   if (secretString === undefined) {
-    return {
-      ok: false,
-      message: `${secretId} holds only SecretBinary in its AWSCURRENT version: the key must be a SecretString`,
-    };
+    throw new NoKeyError(
+      `${secretId} holds only SecretBinary in its AWSCURRENT version: the key must be a SecretString`,
+    );
   }
   const jsonField = io.env[SECRET_JSON_FIELD_VARIABLE]?.trim() || undefined;
   const read = keyFromSecretValue(secretString, jsonField);
   if (!read.ok) {
-    return {
-      ok: false,
-      message: `${secretId} (AWSCURRENT): ${describeSecretKeyFailure(read)}`,
-    };
+    throw new NoKeyError(`${secretId} (AWSCURRENT): ${describeSecretKeyFailure(read)}`);
   }
-  return { ok: true, key: { key: read.key, raw: read.key, source: '--secret-id' } };
+  return { key: read.key, raw: read.key, source: '--secret-id' };
 }
 
 /** The key a tool was told to use: read already, or a secret to read when the tool runs. */
@@ -201,14 +202,14 @@ export async function keyOption(
  * The key of a {@link KeyOption}, reading the secret when it is one.
  *
  * @param option - from {@link keyOption}
- * @param io - environment
+ * @param io - environment and network timeout
+ * @throws as {@link readSecretIdKey}
  */
-export function resolveKeyOption(
+export async function resolveKeyOption(
   option: KeyOption,
-  io: Pick<ToolIo, 'env'>,
-): Promise<SecretIdKeyResult> {
-  if ('secretId' in option) return readSecretIdKey(option.secretId, io);
-  return Promise.resolve({ ok: true, key: option });
+  io: Pick<ToolIo, 'env' | 'networkTimeoutMs'>,
+): Promise<SigningKey> {
+  return 'secretId' in option ? readSecretIdKey(option.secretId, io) : option;
 }
 
 /** The usage lines of the key options {@link keyOption} reads, shared by `sign` and `verify`. */

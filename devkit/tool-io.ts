@@ -1,7 +1,12 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
+import { EXIT_STATUS, ToolError, UsageError } from './exit-status.js';
+import { NETWORK_TIMEOUT_MS } from './network.js';
+
+// Tools import the usage error with the rest of their frame from here; it lives with the other
+// exit statuses.
+export { UsageError };
 
 /** What a command-line tool reads and writes, injectable so tests can run tools in-process. */
 export interface ToolIo {
@@ -17,6 +22,8 @@ export interface ToolIo {
   readonly cwd: string;
   /** The project directory, which holds the `.env` that `npm start` writes. */
   readonly projectDir: string;
+  /** How long one network call may take ({@link NETWORK_TIMEOUT_MS}; tests shorten it). */
+  readonly networkTimeoutMs: number;
 }
 
 /**
@@ -32,6 +39,7 @@ export function processIo(): ToolIo {
     stdin: process.stdin,
     cwd: process.env.INIT_CWD ?? process.cwd(),
     projectDir: process.cwd(),
+    networkTimeoutMs: NETWORK_TIMEOUT_MS,
   };
 }
 
@@ -43,21 +51,6 @@ export function isEntryPoint(moduleUrl: string): boolean {
   const script = process.argv[1];
   if (script === undefined) return false;
   return pathToFileURL(realpathSync(script)).href === moduleUrl;
-}
-
-/** A command-line mistake: the tool shows the message with a pointer to `--help` and exits 2. */
-export class UsageError extends WebhookReceiverError {
-  /** Whether the tool prints its usage after the message: for options it does not know. */
-  readonly showUsage: boolean;
-
-  /**
-   * @param message - what is wrong with the arguments, in one line
-   * @param options - `showUsage` when the user needs the list of options to fix it
-   */
-  constructor(message: string, options: { readonly showUsage?: boolean } = {}) {
-    super(message);
-    this.showUsage = options.showUsage ?? false;
-  }
 }
 
 /**
@@ -89,9 +82,10 @@ export interface ToolDescription {
 }
 
 /**
- * The common frame of every tool: parse the arguments (a {@link UsageError} is one line on stderr,
- * followed by the usage for an unknown option, and exit status 2; `'help'` prints the usage on stdout and exits 0), then
- * run with the parsed options.
+ * The common frame of every tool: parse the arguments (`'help'` prints the usage on stdout and
+ * exits 0), then run with the parsed options. A {@link ToolError} from either step is one line on
+ * stderr and its exit status (see `exit-status.ts`); a {@link UsageError} points at `--help`, and
+ * for an unknown option is followed by the usage.
  *
  * @param io - where usage and errors go
  * @param tool - name and usage text
@@ -104,20 +98,23 @@ export async function runTool<Options>(
   parse: () => Options | 'help' | Promise<Options | 'help'>,
   run: (options: Options) => Promise<number>,
 ): Promise<number> {
-  let options: Options | 'help';
   try {
-    options = await parse();
+    const options = await parse();
+    if (options === 'help') {
+      io.out(tool.usage);
+      return EXIT_STATUS.ok;
+    }
+    return await run(options);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`${error.message} (see npm run ${tool.name} -- --help)`);
-    if (error.showUsage) io.err(`\n${tool.usage}`);
-    return 2;
+    if (!(error instanceof ToolError)) throw error;
+    if (!(error instanceof UsageError)) {
+      io.err(error.message);
+    } else {
+      io.err(`${error.message} (see npm run ${tool.name} -- --help)`);
+      if (error.showUsage) io.err(`\n${tool.usage}`);
+    }
+    return error.exitStatus;
   }
-  if (options === 'help') {
-    io.out(tool.usage);
-    return 0;
-  }
-  return run(options);
 }
 
 /** Whether `text` is an absolute http(s) URL, the only kind the tools send to or read from. */

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { DOTENV_FILE, readDotEnv } from '../devkit/dotenv.js';
+import { ToolError } from '../devkit/exit-status.js';
 import { isLoopbackHost } from '../devkit/local-run.js';
 import { parseToolArgs, processIo, runTool } from '../devkit/tool-io.js';
 import { type LocalEndpoint, type LocalReceiver, startLocalReceiver } from './local-receiver.js';
@@ -71,6 +72,8 @@ async function run(config: StartOptions): Promise<number> {
       onClientGone: (line) => console.error(`Client disconnected: ${line}`),
     });
   } catch (error) {
+    // A tool error (a .env line that cannot be read) is reported with its own exit status.
+    if (error instanceof ToolError) throw error;
     console.error(describeStartFailure(error, config));
     return 1;
   }
@@ -201,7 +204,10 @@ const status = await runTool(
       help: { type: 'boolean', short: 'h' },
     });
     if (help) return 'help';
-    return { ...readStartConfig(io.env, process.cwd(), await readDotEnv(DOTENV_FILE)), fresh };
+    return {
+      ...readStartConfig(io.env, process.cwd(), await readDotEnv(resolve(DOTENV_FILE))),
+      fresh,
+    };
   },
   run,
 );

@@ -7,7 +7,7 @@ import { webhookPath } from '../lambda/contract/endpoints.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
-import { closeServer, endWithJson, listen, refuseConnect } from './net.js';
+import { closeServer, endWithJson, listen } from './net.js';
 
 /** Longest a client may take to send the request line and headers (slowloris guard). */
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -84,6 +84,11 @@ export interface ObservedDelivery {
   readonly sourceIp: string;
   readonly statusCode: number;
   readonly responseBody: string;
+  /**
+   * Why the server answered without reading the body (a 413 decided on `Content-Length` or on the
+   * bytes received): `body` is then empty and the inspector shows this instead of a diagnosis.
+   */
+  readonly bodyNotRead?: string;
 }
 
 /** A client closed its connection before the whole request arrived. */
@@ -119,6 +124,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     invocations = result.catch(() => undefined);
     return result;
   };
+  const connections = new Connections();
   const server = createServer(
     {
       headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
@@ -126,21 +132,38 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       // Node checks both time-outs on this interval (30 s by default, too coarse for them).
       connectionsCheckingInterval: 250,
     },
-    (request, response) => {
-      serve(request, response, { ...options, handler: invokeInTurn }).catch((error: unknown) => {
-        if (error instanceof ClientGoneError) {
-          options.onClientGone?.(`${request.method} ${request.url}: ${error.message}`);
-          response.destroy();
-          return;
-        }
-        options.onHandlerError?.(error);
-        if (!response.headersSent) writeJson(response, 502, { message: 'Internal server error' });
-        else response.destroy();
-      });
-    },
+    (request, response) =>
+      connections.inTurn(request, response, () =>
+        serve(request, response, { ...options, handler: invokeInTurn }, connections).catch(
+          (error: unknown) => {
+            if (error instanceof ClientGoneError) {
+              options.onClientGone?.(`${request.method} ${request.url}: ${error.message}`);
+              response.destroy();
+              return;
+            }
+            options.onHandlerError?.(error);
+            if (!response.headersSent) {
+              writeJson(response, 502, { message: 'Internal server error' });
+            } else response.destroy();
+          },
+        ),
+      ),
   );
-  server.on('clientError', answerUnparsable);
-  refuseConnect(server);
+  // `Expect: 100-continue`: left to Node, the interim answer of a pipelined request waiting behind
+  // another lands in the middle of its own final answer. It is written when the request's turn
+  // comes (see Connections), at once for a request alone on its connection.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    connections.continueInTurn(response);
+    server.emit('request', request, response);
+  });
+  // A request Node cannot parse, and a CONNECT, are refused once the answers already under way on
+  // the connection are out, so no answer is lost behind the refusal.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    connections.afterAnswers(socket, () => endWithJson(socket, unparsableStatus(error))),
+  );
+  server.on('connect', (_request, socket: Duplex) =>
+    connections.afterAnswers(socket, () => endWithJson(socket, 400)),
+  );
   const port = await listen(server, options.port, options.host);
   const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
@@ -154,6 +177,7 @@ async function serve(
   request: IncomingMessage,
   response: ServerResponse,
   options: WebhookServerOptions,
+  connections: Connections,
 ): Promise<void> {
   const target = request.url ?? '';
   // Origin-form only ("/path?query"): `*`, absolute-form and authority-form are not API calls.
@@ -172,18 +196,49 @@ async function serve(
     writeJson(response, 404, { message: 'Not Found' });
     return;
   }
+  const requestId = randomUUID();
+  const requestTimeEpoch = Date.now();
+  const sourceIp = sourceAddress(request.socket);
+  const observe = (
+    statusCode: number,
+    responseBody: string,
+    body: Buffer,
+    bodyNotRead?: string,
+  ): void =>
+    observeDelivery(options, {
+      requestId,
+      receivedAt: requestTimeEpoch,
+      method: request.method ?? 'GET',
+      target,
+      rawHeaders: request.rawHeaders,
+      body,
+      sourceIp,
+      statusCode,
+      responseBody,
+      ...(bodyNotRead === undefined ? {} : { bodyNotRead }),
+    });
   const declared = Number(request.headers['content-length'] ?? 0);
   const body =
     declared > options.maxBodyBytes ? undefined : await readBody(request, options.maxBodyBytes);
   if (body === undefined) {
+    // Answered at once, like API Gateway; the connection closes after it (see Connections),
+    // and the inspector lists the call with its verdict.
     discardBody(request);
+    connections.closeAfterAnswer(request.socket);
     response.setHeader('connection', 'close');
+    response.setHeader('x-amzn-RequestId', requestId);
+    const answer = JSON.stringify(PAYLOAD_TOO_LARGE);
     writeJson(response, 413, PAYLOAD_TOO_LARGE);
+    observe(
+      413,
+      answer,
+      Buffer.alloc(0),
+      declared > options.maxBodyBytes
+        ? `the body was not read: its Content-Length (${declared} bytes) is above MAX_BODY_BYTES (${options.maxBodyBytes})`
+        : `the body was not read past MAX_BODY_BYTES (${options.maxBodyBytes} bytes)`,
+    );
     return;
   }
-  const requestId = randomUUID();
-  const requestTimeEpoch = Date.now();
-  const sourceIp = sourceAddress(request.socket);
   const event = toApiGatewayEvent(
     {
       method: request.method ?? 'GET',
@@ -201,19 +256,13 @@ async function serve(
   for (const [name, value] of parts.headers) response.appendHeader(name, value);
   response.setHeader('x-amzn-RequestId', requestId);
   response.end(parts.body);
+  observe(parts.statusCode, String(parts.body), body);
+}
+
+/** Hands a delivery to `onDelivery` off the request path; what it throws is the observer's own. */
+function observeDelivery(options: WebhookServerOptions, delivery: ObservedDelivery): void {
   const { onDelivery } = options;
   if (onDelivery === undefined) return;
-  const delivery: ObservedDelivery = {
-    requestId,
-    receivedAt: requestTimeEpoch,
-    method: request.method ?? 'GET',
-    target,
-    rawHeaders: request.rawHeaders,
-    body,
-    sourceIp,
-    statusCode: parts.statusCode,
-    responseBody: String(parts.body),
-  };
   setImmediate(() => {
     try {
       onDelivery(delivery);
@@ -221,6 +270,76 @@ async function serve(
       options.onDeliveryError?.(error);
     }
   });
+}
+
+/**
+ * Serves the requests of each connection one after the other, as HTTP/1.1 answers them. Node
+ * emits every request it parses at once, pipelined ones too: without turns, a request after an
+ * answer that closes the connection (a 413, or Node's own `connection: close`) would reach the
+ * handler (and be queued) with its answer thrown away, and a parse error or a CONNECT would be
+ * refused ahead of an earlier answer, which the client then never reads.
+ */
+class Connections {
+  /** Per connection, its requests whose answers are not out yet, oldest first. */
+  readonly #pending = new WeakMap<
+    Duplex,
+    Array<{ request: IncomingMessage; answered: Promise<void> }>
+  >();
+  /** Connections whose latest answer closes them: HTTP forbids processing what follows. */
+  readonly #closing = new WeakSet<Duplex>();
+  /** Answers owed an interim `100 Continue` when their turn comes. */
+  readonly #continues = new WeakSet<ServerResponse>();
+
+  /**
+   * Runs `serve` once every earlier answer on the request's connection is out; drops the request
+   * unread when one of them closed the connection.
+   */
+  inTurn(request: IncomingMessage, response: ServerResponse, serve: () => void): void {
+    const { socket } = request;
+    const pending = this.#pending.get(socket) ?? [];
+    this.#pending.set(socket, pending);
+    const previous = pending.at(-1)?.answered ?? Promise.resolve();
+    const entry = {
+      request,
+      answered: new Promise<void>((resolve) =>
+        response.once('close', () => {
+          if (!response.shouldKeepAlive) this.#closing.add(socket);
+          pending.splice(pending.indexOf(entry), 1);
+          resolve();
+        }),
+      ),
+    };
+    pending.push(entry);
+    void previous.then(() => {
+      if (this.#closing.has(socket)) {
+        request.resume();
+        return;
+      }
+      if (this.#continues.has(response)) response.writeContinue();
+      serve();
+    });
+  }
+
+  /** Owes `response` a `100 Continue`, written when its turn comes. */
+  continueInTurn(response: ServerResponse): void {
+    this.#continues.add(response);
+  }
+
+  /** Marks a connection whose current answer says it closes: nothing after it is processed. */
+  closeAfterAnswer(socket: Duplex): void {
+    this.#closing.add(socket);
+  }
+
+  /**
+   * Runs `then` once the answers to the requests received whole on `socket` are out (at once when
+   * there are none): for a parse error, a time-out or a CONNECT, which concern the request still
+   * arriving, after which Node parses nothing more on the connection.
+   */
+  afterAnswers(socket: Duplex, then: () => void): void {
+    const whole = (this.#pending.get(socket) ?? []).filter(({ request }) => request.complete);
+    if (whole.length === 0) then();
+    else void Promise.all(whole.map(({ answered }) => answered)).then(then);
+  }
 }
 
 /**
@@ -279,17 +398,13 @@ function discardBody(request: IncomingMessage): void {
 }
 
 /**
- * Requests Node cannot parse (an authority-form target, a broken header) and requests that ran out
- * of time get a JSON answer like every other rejection, then the connection is closed.
+ * The status for a request Node cannot parse (an authority-form target, a broken header: 400, a
+ * header section too large: 431) or that ran out of time (408); it gets a JSON answer like every
+ * other rejection, then the connection is closed.
  */
-function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const status =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? 408
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? 431
-        : 400;
-  endWithJson(socket, status);
+function unparsableStatus(error: NodeJS.ErrnoException): number {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
+  return error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
 }
 
 function writeJson(response: ServerResponse, statusCode: number, body: object): void {

@@ -68,7 +68,10 @@ export interface DeliveryDetail extends DeliverySummary {
    * `source_not_allowed`: which address was refused and what would let it in.
    */
   readonly diagnosis?: readonly string[];
-  /** For a 401 the diagnosis cannot describe (a body too deep, too large, or let go): why. */
+  /**
+   * For a 401 the diagnosis cannot describe (a body too deep, too large, or let go), or a call
+   * answered before its body was read (413): why.
+   */
   readonly noDiagnosis?: string;
   readonly message?: QueuedMessage;
   /** The archive object holding the call's record, once written. */
@@ -105,6 +108,8 @@ export class StoredDelivery {
   /** The caller's address as the handler's event carried it. */
   readonly sourceIp: string;
   readonly #responseBody: string;
+  /** Why the server answered without reading the body (a 413), if it did. */
+  readonly #bodyNotRead: string | undefined;
   /** The whole body while it is held; its first {@link MAX_KEPT_BODY_BYTES} once let go. */
   #body: Buffer;
   #row: Row | undefined;
@@ -124,6 +129,7 @@ export class StoredDelivery {
     this.receivedAt = observed.receivedAt;
     this.sourceIp = observed.sourceIp;
     this.#responseBody = observed.responseBody;
+    this.#bodyNotRead = observed.bodyNotRead;
     this.#body = observed.body;
   }
 
@@ -209,6 +215,7 @@ export class StoredDelivery {
       sourceIp: this.sourceIp,
       response: this.#responseBody,
       ...this.#diagnosis,
+      ...(this.#bodyNotRead === undefined ? {} : { noDiagnosis: this.#bodyNotRead }),
       ...(this.summary().reason === SOURCE_NOT_ALLOWED
         ? { diagnosis: sourceNotAllowedHints(this.sourceIp) }
         : {}),

@@ -206,12 +206,12 @@ describe('Function: main (consume)', () => {
     expect(await queueDepth()).toBe(0);
   });
 
-  it('exits 1 with a hint when no queue server answers', async () => {
+  it('exits 4 with a hint when no queue server answers', async () => {
     // Act
     const result = await consume(['--queue-url', 'http://127.0.0.1:1/123456789012/webhook-events']);
 
     // Assess
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(4);
     expect(result.err).toEqual([
       expect.stringContaining('start the local receiver with npm start'),
     ]);

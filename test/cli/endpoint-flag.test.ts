@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { main as send } from '../../cli/send.js';
 import { main as sign } from '../../cli/sign.js';
 import { main as verify } from '../../cli/verify.js';
+import { NoKeyError, UsageError } from '../../devkit/exit-status.js';
 import { readEndpointKey } from '../../devkit/signing-key.js';
-import { UsageError } from '../../devkit/tool-io.js';
 import { runTool } from '../devkit/run-tool.js';
 import { senderVector } from '../lambda/core/sender-vectors.js';
 import { scratchDir } from '../support/scratch-dir.js';
@@ -50,12 +50,6 @@ describe('Function: readEndpointKey', () => {
       { ENDPOINTS: 'apac' },
       "unknown endpoint 'eu': ENDPOINTS lists apac",
     ],
-    [
-      'it has no key',
-      'apac',
-      { ENDPOINTS: 'apac' },
-      "no key for endpoint 'apac': set WEBHOOK_SECRET_APAC",
-    ],
   ])('refuses with a usage error naming the endpoint when %s', async (_, name, env, message) => {
     // Act
     const read = readEndpointKey(name, { env, projectDir: dir() });
@@ -63,6 +57,15 @@ describe('Function: readEndpointKey', () => {
     // Assess
     await expect(read).rejects.toThrow(UsageError);
     await expect(read).rejects.toThrow(message);
+  });
+
+  it('refuses with a no-key error (exit 3) naming the variable when the endpoint has no key', async () => {
+    // Act
+    const read = readEndpointKey('apac', { env: { ENDPOINTS: 'apac' }, projectDir: dir() });
+
+    // Assess
+    await expect(read).rejects.toThrow(NoKeyError);
+    await expect(read).rejects.toThrow("no key for endpoint 'apac': set WEBHOOK_SECRET_APAC");
   });
 
   it('says ENDPOINTS is not set when neither the environment nor .env has it', async () => {
@@ -155,8 +158,8 @@ describe('Flag: --endpoint', () => {
     // Act: nothing listens on port 1, so the failure names the URL it tried.
     const run = await runTool(send, ['--endpoint', 'eu'], { cwd: dir(), env: { PORT: '1' } });
 
-    // Assess
-    expect(run.status).toBe(1);
+    // Assess: a network failure, exit 4
+    expect(run.status).toBe(4);
     expect(run.err[0]).toContain('POST http://127.0.0.1:1/webhook/eu failed');
   });
 

@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { main as sign } from '../../cli/sign.js';
 import { main as verify } from '../../cli/verify.js';
+import { NoKeyError } from '../../devkit/exit-status.js';
 import { readSecretIdKey } from '../../devkit/signing-key.js';
 import { runTool } from '../devkit/run-tool.js';
 import { scratchFiles } from '../devkit/spawn-script.js';
@@ -41,13 +42,10 @@ describe('Function: readSecretIdKey', () => {
     storeSecret(value);
 
     // Act
-    const read = await readSecretIdKey('webhook/key', { env });
+    const read = await readSecretIdKey('webhook/key', { env, networkTimeoutMs: 5000 });
 
     // Assess
-    expect(read).toEqual({
-      ok: true,
-      key: { key: compact.key, raw: compact.key, source: '--secret-id' },
-    });
+    expect(read).toEqual({ key: compact.key, raw: compact.key, source: '--secret-id' });
   });
 
   it.each([
@@ -66,10 +64,11 @@ describe('Function: readSecretIdKey', () => {
     storeSecret(value);
 
     // Act
-    const read = await readSecretIdKey('webhook/key', { env: {} });
+    const read = readSecretIdKey('webhook/key', { env: {}, networkTimeoutMs: 5000 });
 
-    // Assess
-    expect(read).toEqual({ ok: false, message });
+    // Assess: no key (exit 3)
+    await expect(read).rejects.toThrow(NoKeyError);
+    await expect(read).rejects.toThrow(message);
   });
 });
 
@@ -114,7 +113,7 @@ describe('Script: sign and verify with --secret-id', () => {
     expect(run).toEqual({ status: 0, out: ['valid (form: as_sent)'], err: [] });
   });
 
-  it('exits 1 naming the fields when the JSON secret has several and no SECRET_JSON_FIELD', async () => {
+  it('exits 3 naming the fields when the JSON secret has several and no SECRET_JSON_FIELD', async () => {
     // Prepare
     storeSecret(JSON.stringify({ user: 'booking', signing_key: compact.key }));
     const body = await file('several.json', compact.body);
@@ -123,7 +122,7 @@ describe('Script: sign and verify with --secret-id', () => {
     const run = await runTool(sign, ['--body-file', body, '--secret-id', 'webhook/key']);
 
     // Assess
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(3);
     expect(run.err.join('\n')).toContain('set SECRET_JSON_FIELD');
     expect(run.err.join('\n')).not.toContain(compact.key);
   });

@@ -169,16 +169,16 @@ describe('Function: main (send)', () => {
     secretsManager.restore();
   });
 
-  it('exits 1 with a hint when there is no key anywhere', async () => {
+  it('exits 3 with a hint when there is no key anywhere', async () => {
     // Act
     const result = await send([], {});
 
     // Assess
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(3);
     expect(result.err).toEqual([expect.stringContaining('set WEBHOOK_SECRET')]);
   });
 
-  it('exits 1 with a hint when nothing listens at the URL', async () => {
+  it('exits 4 with a hint when nothing listens at the URL', async () => {
     // Prepare
     const url = 'http://127.0.0.1:1/webhook';
 
@@ -186,7 +186,7 @@ describe('Function: main (send)', () => {
     const result = await send(['--url', url]);
 
     // Assess
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(4);
     expect(result.err).toEqual([expect.stringContaining('is npm start running')]);
   });
 

@@ -169,7 +169,7 @@ describe.concurrent('Script: npm run verify', () => {
     expect(run.stderr).not.toContain(pretty.key);
   });
 
-  it('exits 2 with one line on stderr when there is no key', async ({ expect }) => {
+  it('exits 3 with one line on stderr when there is no key', async ({ expect }) => {
     // Prepare
     const body = await file('no-key.json', pretty.body);
 
@@ -178,10 +178,10 @@ describe.concurrent('Script: npm run verify', () => {
 
     // Assess
     expect(run).toEqual({
-      status: 2,
+      status: 3,
       stdout: '',
       stderr:
-        'no key: set WEBHOOK_SECRET or pass --secret-file PATH (a key is never taken as an argument) (see npm run verify -- --help)\n',
+        'no key: set WEBHOOK_SECRET or pass --secret-file PATH (a key is never taken as an argument)\n',
     });
   });
 

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { NETWORK_TIMEOUT_MS } from '../../devkit/network.js';
 import type { ToolIo } from '../../devkit/tool-io.js';
 
 /** What a tool printed and how it exited. */
@@ -18,6 +19,8 @@ export interface ToolRunOptions {
   readonly stdin?: string;
   /** Collects stdout lines as they come, for tools that run until stopped. */
   readonly out?: string[];
+  /** How long one network call may take (default: the tools' own `NETWORK_TIMEOUT_MS`). */
+  readonly networkTimeoutMs?: number;
 }
 
 /**
@@ -42,6 +45,7 @@ export async function runTool(
     stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
     cwd: options.cwd ?? process.cwd(),
     projectDir: options.cwd ?? process.cwd(),
+    networkTimeoutMs: options.networkTimeoutMs ?? NETWORK_TIMEOUT_MS,
   });
   return { status, out, err };
 }

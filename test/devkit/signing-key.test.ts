@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NoKeyError, UsageError } from '../../devkit/exit-status.js';
 import { readSigningKey, refuseKeyArguments } from '../../devkit/signing-key.js';
-import { UsageError } from '../../devkit/tool-io.js';
 
 let dir: string;
 
@@ -52,12 +52,13 @@ describe('Function: readSigningKey', () => {
       {},
       /^cannot read the --secret-file \(ENOENT\): give the path/,
     ],
-  ])('throws a UsageError for %s', async (_, secretFile, env, message) => {
+  ])('throws a NoKeyError (exit 3) for %s', async (_, secretFile, env, message) => {
     // Act
     const reading = readSigningKey(secretFile, { env, cwd: dir });
 
     // Assess
-    await expect(reading).rejects.toThrow(UsageError);
+    await expect(reading).rejects.toThrow(NoKeyError);
+    await expect(reading).rejects.toMatchObject({ exitStatus: 3 });
     await expect(reading).rejects.toThrow(message);
   });
 
