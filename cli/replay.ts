@@ -8,6 +8,12 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { isoTimeOption } from '../devkit/cli-options.js';
 import {
+  EXIT_STATUS,
+  EXIT_STATUS_USAGE,
+  type ExitStatus,
+  ToolError,
+} from '../devkit/exit-status.js';
+import {
   DEFAULT_LOCAL_S3_PORT,
   DEFAULT_LOCAL_SQS_PORT,
   LOCAL_ARCHIVE,
@@ -15,6 +21,7 @@ import {
   localQueueUrl,
   portFrom,
 } from '../devkit/local-run.js';
+import { withTimeout } from '../devkit/network.js';
 import { localS3Client } from '../devkit/s3-client.js';
 import { sqsClientFor } from '../devkit/sqs-client.js';
 import {
@@ -31,7 +38,6 @@ import {
   isEndpointName,
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
 import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
 import { readArchiveWindow, type TimeWindow } from './lib/archive-reader.js';
@@ -55,9 +61,13 @@ the bookings it already applied. Ignored and rejected calls are archived but nev
   --dry-run         list what would be sent (time, endpoint, event, dedup key), send nothing
   --help            show this help
 
-Prints progress every ${PROGRESS_EVERY} deliveries on stderr and ends with "replayed <n> of <m> deliveries".
-Exit status: 0 all sent, 1 the archive or queue could not be used (nothing more is sent after
-a failed send), 2 usage error. Bodies are personal data: they are never printed.`;
+Prints progress every ${PROGRESS_EVERY} deliveries on stderr and ends with "replayed <n> of <m> deliveries";
+nothing more is sent after a failed send. Bodies are personal data: they are never printed.
+
+${EXIT_STATUS_USAGE}`;
+
+/** What to do when nothing listens at the local run's archive or queue. */
+const REFUSED_HINT = 'start the local receiver with npm start, or pass --stack';
 
 /** Where the archive and the queue are. */
 interface Target {
@@ -75,8 +85,13 @@ interface ReplayOptions {
   readonly dryRun: boolean;
 }
 
-/** A failure the user can act on, reported in one line with exit status 1. */
-class ReplayFailure extends WebhookReceiverError {}
+/** A refusal the user can act on (no such output, no archive), reported in one line, exit 1. */
+class ReplayFailure extends ToolError {
+  /** @param message - what is missing and what to do */
+  constructor(message: string) {
+    super(message, EXIT_STATUS.refused);
+  }
+}
 
 /**
  * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 failure,
@@ -98,15 +113,20 @@ async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
   let target: Target | undefined;
   let sqs: SQSClient | undefined;
   let sent = 0;
-  let total = 0;
+  // Known once the archive is read: a failure before that has nothing to count.
+  let total: number | undefined;
   try {
-    target = await findTarget(options.stack, io.env);
+    target = await findTarget(options.stack, io);
     const { calls, unreadableLines } = await readArchiveWindow(
       target.s3,
       target.bucket,
       options.window,
-      (read, listed) => {
-        if (read % PROGRESS_EVERY === 0) io.err(`read ${read} of ${listed} archive objects`);
+      {
+        onObject: (read, listed) => {
+          if (read % PROGRESS_EVERY === 0) io.err(`read ${read} of ${listed} archive objects`);
+        },
+        timeoutMs: io.networkTimeoutMs,
+        refusedHint: REFUSED_HINT,
       },
     );
     if (unreadableLines > 0) {
@@ -122,21 +142,32 @@ async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
     if (options.dryRun) {
       for (const { record } of deliveries) io.out(describeDelivery(record));
       io.out(`replayed 0 of ${total} deliveries (--dry-run: nothing sent to ${target.queueUrl})`);
-      return 0;
+      return EXIT_STATUS.ok;
     }
-    sqs = sqsClientFor(target.queueUrl, io.env);
-    const fifo = target.queueUrl.endsWith('.fifo');
+    const queue = sqsClientFor(target.queueUrl, io.env);
+    sqs = queue;
+    const { queueUrl } = target;
+    const fifo = queueUrl.endsWith('.fifo');
     for (const { message } of deliveries) {
-      await sqs.send(new SendMessageCommand(sendMessageInput(target.queueUrl, fifo, message)));
+      await withTimeout(
+        `Could not send to ${queueUrl}`,
+        io.networkTimeoutMs,
+        (abortSignal) =>
+          queue.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
+            abortSignal,
+          }),
+        { refusedHint: REFUSED_HINT },
+      );
       sent++;
       if (sent % PROGRESS_EVERY === 0 && sent < total) io.err(`${sent} of ${total} sent`);
     }
     io.out(`replayed ${sent} of ${total} deliveries`);
-    return 0;
+    return EXIT_STATUS.ok;
   } catch (error) {
-    io.err(describeFailure(error, options, target));
-    if (target !== undefined && !options.dryRun) io.out(`replayed ${sent} of ${total} deliveries`);
-    return 1;
+    const failure = describeFailure(error, options, target);
+    io.err(failure.message);
+    if (total !== undefined && !options.dryRun) io.out(`replayed ${sent} of ${total} deliveries`);
+    return failure.exitStatus;
   } finally {
     target?.s3.destroy();
     sqs?.destroy();
@@ -156,7 +187,8 @@ function describeDelivery(record: ArchiveRecord): string {
 }
 
 /** The deployed stack's queue and archive (from its outputs), or the local run's. */
-async function findTarget(stack: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
+async function findTarget(stack: string | undefined, io: ToolIo): Promise<Target> {
+  const { env } = io;
   if (stack === undefined) {
     return {
       name: 'the local run',
@@ -169,7 +201,12 @@ async function findTarget(stack: string | undefined, env: NodeJS.ProcessEnv): Pr
   }
   const cloudFormation = new CloudFormationClient({});
   try {
-    const described = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
+    const described = await withTimeout(
+      `Could not describe stack ${stack}`,
+      io.networkTimeoutMs,
+      (abortSignal) =>
+        cloudFormation.send(new DescribeStacksCommand({ StackName: stack }), { abortSignal }),
+    );
     const outputs = new Map(
       (described.Stacks?.[0]?.Outputs ?? []).map(({ OutputKey, OutputValue }) => [
         OutputKey,
@@ -192,32 +229,41 @@ async function findTarget(stack: string | undefined, env: NodeJS.ProcessEnv): Pr
   }
 }
 
+/**
+ * The one line and the exit status of a failed run: the network's failures (exit 4) and the
+ * tool's own as they are, AWS's and the SDK's refusals (exit 1) in words that say what to do.
+ */
 function describeFailure(
   error: unknown,
   options: ReplayOptions,
   target: Target | undefined,
-): string {
-  if (error instanceof ReplayFailure) return error.message;
+): { readonly message: string; readonly exitStatus: ExitStatus } {
+  if (error instanceof ToolError) return error;
+  const refused = (message: string) => ({ message, exitStatus: EXIT_STATUS.refused });
   const { name, message } = error as Error;
-  const code = (error as NodeJS.ErrnoException).code;
   if (/Region is missing/.test(message)) {
-    return 'no AWS region: set AWS_REGION (or a profile with a region in AWS_PROFILE) for --stack';
+    return refused(
+      'no AWS region: set AWS_REGION (or a profile with a region in AWS_PROFILE) for --stack',
+    );
   }
   if (name === 'CredentialsProviderError') {
-    return `no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID (or run without --stack for the local run)`;
+    return refused(
+      'no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID (or run without --stack for the local run)',
+    );
   }
   if (name === 'ValidationError' && /does not exist/.test(message) && options.stack) {
-    return `unknown stack ${options.stack}: no such stack in this account and region (check --stack and AWS_REGION)`;
-  }
-  if (code === 'ECONNREFUSED' && target?.name === 'the local run') {
-    return `nothing answers (${message}): start the local receiver with npm start (or pass --stack)`;
+    return refused(
+      `unknown stack ${options.stack}: no such stack in this account and region (check --stack and AWS_REGION)`,
+    );
   }
   if (name === 'NoSuchBucket') {
-    return `${target?.name ?? 'the target'} has no archive bucket ${target?.bucket ?? ''}: ${
-      target?.name === 'the local run' ? 'start npm start once to create it' : 'check the stack'
-    }`;
+    return refused(
+      `${target?.name ?? 'the target'} has no archive bucket ${target?.bucket ?? ''}: ${
+        target?.name === 'the local run' ? 'start npm start once to create it' : 'check the stack'
+      }`,
+    );
   }
-  return `replay failed: ${name}: ${message}`;
+  return refused(`replay failed: ${name}: ${message}`);
 }
 
 function parseOptions(args: readonly string[]): ReplayOptions | 'help' {

@@ -1,5 +1,6 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
+import { NETWORK_TIMEOUT_MS, withTimeout } from '../../devkit/network.js';
 import {
   ARCHIVE_LAYOUT,
   type ArchiveRecord,
@@ -74,26 +75,45 @@ export interface ArchiveWindow {
   readonly unreadableLines: number;
 }
 
+/** Options of {@link readArchiveWindow}. */
+export interface ReadArchiveOptions {
+  /** Called after each object read, with how many were read of how many listed. */
+  readonly onObject?: (read: number, listed: number) => void;
+  /** How long one S3 call may take (the tools' {@link NETWORK_TIMEOUT_MS} by default). */
+  readonly timeoutMs?: number;
+  /** Added to the message when nothing listens at the archive's address. */
+  readonly refusedHint?: string;
+}
+
 /**
  * The records received in `window`, oldest first (a tie keeps the archive's order).
  *
  * @param s3 - client of the bucket's region (or of the local archive)
  * @param bucket - the archive bucket
  * @param window - the window
- * @param onObject - called after each object read, with how many were read of how many listed
+ * @param options - progress callback, timeout and hint
+ * @throws {NetworkError} when an S3 call gets no answer in time or its connection fails
  */
 export async function readArchiveWindow(
   s3: S3Client,
   bucket: string,
   window: TimeWindow,
-  onObject: (read: number, listed: number) => void = () => {},
+  options: ReadArchiveOptions = {},
 ): Promise<ArchiveWindow> {
+  const { onObject = () => {}, timeoutMs = NETWORK_TIMEOUT_MS, refusedHint } = options;
+  const call = <T>(send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> =>
+    withTimeout(`Could not read the archive ${bucket}`, timeoutMs, send, {
+      ...(refusedHint === undefined ? {} : { refusedHint }),
+    });
   const keys: string[] = [];
   for (const prefix of windowPrefixes(window)) {
     let token: string | undefined;
     do {
-      const page = await s3.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+      const page = await call((abortSignal) =>
+        s3.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+          { abortSignal },
+        ),
       );
       for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -104,8 +124,12 @@ export async function readArchiveWindow(
   const from = window.from.getTime();
   const to = window.to.getTime();
   for (const [index, key] of keys.entries()) {
-    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    const text = (await object.Body?.transformToString('utf8')) ?? '';
+    const text = await call(async (abortSignal) => {
+      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+        abortSignal,
+      });
+      return (await object.Body?.transformToString('utf8')) ?? '';
+    });
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       const record = parseRecord(line);

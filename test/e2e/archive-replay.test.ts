@@ -3,6 +3,7 @@ import { FirehoseClient } from '@aws-sdk/client-firehose';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main as replay } from '../../cli/replay.js';
+import { EXIT_STATUS } from '../../devkit/exit-status.js';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { loadConsumerConfig } from '../../lambda/consumer/config.js';
 import { createConsumerHandler } from '../../lambda/consumer/handler.js';
@@ -18,6 +19,7 @@ import { useLocalDynamoDb } from '../support/local-dynamodb.js';
 import { LOCAL_AWS_SETTINGS } from '../support/local-sqs.js';
 import { refusingEndpoint } from '../support/refusing-endpoint.js';
 import { scratchDir } from '../support/scratch-dir.js';
+import { startSilentEndpoint } from '../support/silent-endpoint.js';
 import { sqsRecord } from '../support/sqs-events.js';
 
 const stateDir = scratchDir('archive-replay');
@@ -254,7 +256,7 @@ describe('npm run replay against the local run', () => {
     expect(run.out).toEqual([]);
   });
 
-  it('exits 1 naming npm start when no local archive answers', async () => {
+  it('exits 4 (network) naming npm start when no local archive answers', async () => {
     // Prepare
     const port = new URL(await refusingEndpoint()).port;
 
@@ -266,8 +268,35 @@ describe('npm run replay against the local run', () => {
     );
 
     // Assess
-    expect(run.status).toBe(1);
-    expect(run.err.join('\n')).toMatch(/start the local receiver with npm start/);
+    expect(run.status).toBe(EXIT_STATUS.network);
+    expect(run.err.join('\n')).toMatch(
+      /connection refused \(start the local receiver with npm start/,
+    );
+    expect(run.out).toEqual([]);
+  });
+
+  it('exits 4 (network) within the timeout when the archive accepts and never answers', async () => {
+    // Prepare
+    const silent = await startSilentEndpoint();
+
+    try {
+      // Act
+      const started = Date.now();
+      const run = await runTool(
+        replay,
+        ['--from', '2026-11-27T00:00:00Z', '--to', '2026-11-27T01:00:00Z'],
+        { env: { ...env, LOCAL_S3_PORT: new URL(silent.url).port }, networkTimeoutMs: 300 },
+      );
+
+      // Assess
+      expect(run.status).toBe(EXIT_STATUS.network);
+      expect(run.err).toEqual([
+        `Could not read the archive webhook-archive: no answer within 0.3 s`,
+      ]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await silent.close();
+    }
   });
 });
 
