@@ -35,7 +35,11 @@ import {
   type PricedIngress,
   type UnqueuedCallInputs,
 } from './cost-model.js';
-import { cloudWatchBytesPerCall, measureHandler, PLATFORM_BYTES_PER_CALL } from './handler.js';
+import {
+  cloudWatchBytesPerCall,
+  DEPLOYED_PLATFORM_BYTES_PER_CALL,
+  measureHandler,
+} from './handler.js';
 import { PRICES } from './prices.js';
 import type { BenchSection, BenchTable } from './section.js';
 
@@ -211,7 +215,7 @@ export const capacitySection: BenchSection = {
       receiverMemoryMb: RECEIVER_MEMORY_MB,
       logBytesPerCall:
         cloudWatchBytesPerCall(handler.unauthorized) +
-        PLATFORM_BYTES_PER_CALL +
+        DEPLOYED_PLATFORM_BYTES_PER_CALL +
         accessLogBytesPerCall(ingress),
     });
 

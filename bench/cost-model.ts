@@ -305,6 +305,38 @@ export function estimateInitCost(
   return bill(duration ? [duration] : []);
 }
 
+/**
+ * What one named endpoint adds per month: its secret, and the Secrets Manager calls of its own key
+ * ring, reloaded once per `secretCacheSeconds` in each of `warmEnvironments` serving it (an upper
+ * bound: a ring reloads only when a call comes after its cache expired). A deployment with
+ * endpoints also keeps the endpoint directory, one more secret, whatever their number.
+ */
+export function estimateEndpointMonthlyCost(
+  inputs: Pick<
+    CostInputs,
+    'warmEnvironments' | 'secretCacheSeconds' | 'secretCallsPerRefresh' | 'daysPerMonth'
+  >,
+  prices: typeof PRICES = PRICES,
+): CostEstimate {
+  const refreshesPerEnvironment = (inputs.daysPerMonth * 86_400) / inputs.secretCacheSeconds;
+  return bill([
+    line(
+      "The endpoint's secret",
+      1,
+      'secret-month',
+      prices.secretsManagerPerSecretMonth,
+      `$${prices.secretsManagerPerSecretMonth.toFixed(2)} per secret per month`,
+    ),
+    line(
+      'Secrets Manager API calls of its key ring (after caching)',
+      inputs.warmEnvironments * refreshesPerEnvironment * inputs.secretCallsPerRefresh,
+      'call',
+      prices.secretsManagerPer10kCalls / 1e4,
+      `$${prices.secretsManagerPer10kCalls.toFixed(2)} per 10,000 calls`,
+    ),
+  ]);
+}
+
 /** The monthly cost that does not depend on traffic: the secret and the alarms. */
 export function estimateFixedMonthlyCost(
   fixed: { readonly secrets: number; readonly alarms: number },
@@ -398,6 +430,14 @@ export function archivePerMillionLine(usd: number): string {
 /** The line `npm run bench -- cost` prints for the idempotency table's share of each front door's. */
 export function idempotencyPerMillionLine(usd: number): string {
   return `dynamodb idempotency per million records: $${usd.toFixed(2)}`;
+}
+
+/**
+ * The line `npm run bench -- cost` prints per front door for the default stack (the example
+ * consumer with its idempotency table), exactly as checks read it.
+ */
+export function costPerMillionWithIdempotencyLine(ingress: PricedIngress, usd: number): string {
+  return `cost per million ${ingress} with idempotency: $${usd.toFixed(2)}`;
 }
 
 /** The line `npm run bench -- cost` prints per front door, exactly as checks read it. */

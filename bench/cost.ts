@@ -1,18 +1,25 @@
+import { writeFile } from 'node:fs/promises';
 import { App, Stack } from 'aws-cdk-lib';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
+import { webhookPath } from '../lambda/contract/endpoints.js';
 import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
 import { signPayload } from '../lambda/core/index.js';
-import { ARCHIVE_LAYOUT, archiveRecord } from '../lambda/receiver/archive-record.js';
+import {
+  ARCHIVE_LAYOUT,
+  ARCHIVE_LIMITS,
+  archiveRecord,
+} from '../lambda/receiver/archive-record.js';
 import { buildMessage } from '../lambda/receiver/decision/sink-message.js';
 import { DEFAULT_ARCHIVE_DAYS } from '../lib/archive.js';
-import { HTTP_API_ACCESS_LOG_FORMAT } from '../lib/ingress/http-api.js';
-import { REST_API_ACCESS_LOG_FORMAT } from '../lib/ingress/rest-api.js';
+import { ACCESS_LOG_FORMAT } from '../lib/ingress/ingress.js';
 import { CONSUMER_BATCH_SIZE } from '../lib/queue-settings.js';
 import { RECEIVER_MEMORY_MB, WebhookReceiver } from '../lib/webhook-receiver.js';
+import { type CostBar, renderCostChart } from './cost-chart.js';
 import {
   archivePerMillionLine,
   type CostInputs,
   costPerMillionLine,
+  costPerMillionWithIdempotencyLine,
   estimateArchiveCost,
   estimateBilledDurationMs,
   estimateCostPerMillion,
@@ -27,6 +34,7 @@ import {
 import {
   CLOUDWATCH_EVENT_OVERHEAD_BYTES,
   cloudWatchBytesPerCall,
+  DEPLOYED_PLATFORM_BYTES_PER_CALL,
   type HandlerMeasurement,
   measureHandler,
   PLATFORM_BYTES_PER_CALL,
@@ -76,14 +84,16 @@ const ARCHIVED_BODY_BYTES = 1024;
 
 /**
  * Bytes of the archive record the receiver writes for a queued call with a body of `bodyBytes`
- * (a booking padded with trailing spaces), with the headers a PHP sender sends: built by the
- * receiver's own `archiveRecord`, not estimated.
+ * (a booking padded with trailing spaces), with the headers a PHP sender sends and the front
+ * door's request id (top level and `request_id` attribute): built by the receiver's own
+ * `archiveRecord`, not estimated.
  */
 export function archiveRecordBytes(bodyBytes: number): number {
   const payload = buildBookingPayload({ random: () => 0.5, now: new Date(Date.UTC(2026, 10, 27)) });
   const body = payload.padEnd(bodyBytes, ' ');
   const parsed = JSON.parse(body) as { event: string; event_at: string; data: { id: string } };
   const timestamp = 1_795_000_000;
+  const requestId = ACCESS_LOG_SAMPLE['$context.requestId'];
   const message = buildMessage(
     {
       text: body,
@@ -94,6 +104,8 @@ export function archiveRecordBytes(bodyBytes: number): number {
     },
     timestamp,
     JSON.stringify(parsed),
+    undefined,
+    requestId,
   );
   const record = archiveRecord(
     {
@@ -108,7 +120,7 @@ export function archiveRecordBytes(bodyBytes: number): number {
     { kind: 'queued', status: 200, details: { dedupKey: message.deduplicationId } },
     {
       receivedAtMs: timestamp * 1000,
-      apiRequestId: 'Ab1Cd2Ef3Gh4Ij5=',
+      apiRequestId: requestId,
       sourceIp: '203.0.113.10',
       message,
     },
@@ -122,8 +134,8 @@ const ACCESS_LOG_SAMPLE: Record<string, string> = {
   '$context.identity.sourceIp': '203.0.113.17',
   '$context.requestTime': '24/Nov/2026:20:10:00 +0000',
   '$context.httpMethod': 'POST',
-  '$context.resourcePath': '/webhook',
-  '$context.routeKey': 'POST /webhook',
+  '$context.resourcePath': webhookPath(),
+  '$context.routeKey': `POST ${webhookPath()}`,
   '$context.status': '200',
   '$context.responseLength': '17',
   '$context.responseLatency': '25',
@@ -142,8 +154,8 @@ function accessLogBytes(format: string): number {
 /** Bytes of a front door's access log line per call: the construct's format filled in; none for a function URL. */
 export function accessLogBytesPerCall(ingress: PricedIngress): number {
   return {
-    'http-api': () => accessLogBytes(HTTP_API_ACCESS_LOG_FORMAT.toString()),
-    'rest-api': () => accessLogBytes(REST_API_ACCESS_LOG_FORMAT.toString()),
+    'http-api': () => accessLogBytes(ACCESS_LOG_FORMAT.toString()),
+    'rest-api': () => accessLogBytes(ACCESS_LOG_FORMAT.toString()),
     'function-url': () => 0,
   }[ingress]();
 }
@@ -184,7 +196,7 @@ export function queuedCallCostInputs(
     daysPerMonth: 30,
     // Measured in this run, as CloudWatch Logs meters them (the logs section's figure).
     receiverLogBytesPerCall: cloudWatchBytesPerCall(handler.queued),
-    platformLogBytesPerInvocation: PLATFORM_BYTES_PER_CALL,
+    platformLogBytesPerInvocation: DEPLOYED_PLATFORM_BYTES_PER_CALL,
     accessLogBytesPerCall: accessLogBytesPerCall(ingress),
     idempotencyWritesPerRecord: idempotency ? IDEMPOTENCY_WRITE_REQUESTS.processed : 0,
   };
@@ -194,10 +206,16 @@ export function queuedCallCostInputs(
 function alarmCount(): number {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const receiver = new WebhookReceiver(new Stack(app, 'CostModel'), 'Receiver');
-  return Object.values(receiver.alarms).filter((alarm) => alarm !== undefined).length;
+  // Flattened: the silence alarms are a list (one per endpoint).
+  return Object.values(receiver.alarms)
+    .flat()
+    .filter((alarm) => alarm !== undefined).length;
 }
 
 const usd = (value: number): string => `$${value.toFixed(2)}`;
+
+/** Where the cost section draws its chart, which the README shows. */
+const COST_CHART_FILE = new URL('../docs/cost-chart.svg', import.meta.url);
 
 /** AWS cost of a million webhooks through each front door, from the measured handler latency. */
 export const costSection: BenchSection = {
@@ -207,7 +225,6 @@ export const costSection: BenchSection = {
     const receiverBilledMs = queuedCallBilledMs(handler);
     const accessLog = (ingress: PricedIngress): number => accessLogBytesPerCall(ingress);
     const receiverLogBytes = cloudWatchBytesPerCall(handler.queued);
-    const platform = PLATFORM_BYTES_PER_CALL;
     // The per-ingress lines price the path issue 15 names (front door to consumer); the
     // idempotency table is its own line and row below, so either figure can be read alone.
     const inputs = (ingress: PricedIngress): CostInputs =>
@@ -245,10 +262,28 @@ export const costSection: BenchSection = {
       ...INGRESSES.map((ingress, index) =>
         costPerMillionLine(ingress, estimates[index]?.totalUsd ?? Number.NaN),
       ),
+      ...INGRESSES.map((ingress, index) =>
+        costPerMillionWithIdempotencyLine(ingress, defaultStack[index]?.totalUsd ?? Number.NaN),
+      ),
       idempotencyPerMillionLine(idempotency.usd),
       archivePerMillionLine(archive.totalUsd),
     ];
     process.stdout.write(`${summary.join('\n')}\n`);
+    const bars: CostBar[] = INGRESSES.flatMap((ingress, index) => [
+      { ingress, variant: '', estimate: estimates[index] ?? { lines: [], totalUsd: 0 } },
+      {
+        ingress,
+        variant: 'with idempotency',
+        estimate: defaultStack[index] ?? { lines: [], totalUsd: 0 },
+      },
+    ]);
+    await writeFile(
+      COST_CHART_FILE,
+      renderCostChart(
+        `Cost per million webhooks by component (list prices ${PRICES.region}, ${PRICES.date})`,
+        bars,
+      ),
+    );
     const components = (estimates[0]?.lines ?? []).map((_, row) => row);
     return {
       title: `Cost of 1 million webhooks per front door (list prices ${PRICES.region}, ${PRICES.date})`,
@@ -293,12 +328,13 @@ export const costSection: BenchSection = {
       notes: [
         ...summary,
         `Receiver duration: ${receiverBilledMs} ms billed per call at ${RECEIVER_MEMORY_MB} MB = the measured in-process p99 of a queued call (${handler.queued.p99Ms.toFixed(2)} ms, handler section) x ${ONE_VCPU_MEMORY_MB}/${RECEIVER_MEMORY_MB} (the vCPU share of ${RECEIVER_MEMORY_MB} MB), + ${SQS_ROUND_TRIP_MS} ms assumed for the SendMessage round trip, rounded up to 1 ms. Conservative: p99 rather than the median (${handler.queued.medianMs.toFixed(2)} ms), and the whole time scaled, though only CPU work slows down.`,
-        `CloudWatch Logs per call: ${receiverLogBytes.toFixed(0)} bytes of receiver log and EMF per queued call, measured in this run as CloudWatch meters them (each line's bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES}; see the logs section), ${platform} bytes of Lambda START/END/REPORT lines per invocation at Lambda's default system log level (receiver, and consumer per batch), and the access log line rendered from the construct's own format: ${accessLog('http-api')} bytes (HTTP API), ${accessLog('rest-api')} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
+        `CloudWatch Logs per call: ${receiverLogBytes.toFixed(0)} bytes of receiver log and EMF per queued call, measured in this run as CloudWatch meters them (each line's bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES}; see the logs section); ${DEPLOYED_PLATFORM_BYTES_PER_CALL} bytes of Lambda's own lines per invocation, as the construct deploys both functions with the JSON log format and system log level WARN (at Lambda's default, INFO, START/END/REPORT would add ${PLATFORM_BYTES_PER_CALL} bytes per invocation); and the access log line rendered from the construct's own format: ${accessLog('http-api')} bytes (HTTP API), ${accessLog('rest-api')} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
         `SQS: the receiver's SendMessage per call, and per consumer batch of ${CONSUMER_BATCH_SIZE} (the construct's consumerBatchSize) one ReceiveMessage and one DeleteMessageBatch. At a steady 0.4 calls per second the 1 s batching window fills batches of about 1: priced with batches of 1, http-api costs ${usd(oneByOne.totalUsd)}. The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included. With a FIFO queue, http-api costs ${usd(fifo.totalUsd)}.`,
         `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured: ${CONSUMER_BILLED_MS_PER_BATCH} ms of work, + ${IDEMPOTENCY_WRITE_REQUESTS.processed} DynamoDB writes of ${DYNAMODB_ROUND_TRIP_MS} ms each, the records of a batch in parallel).`,
         `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, in the second total above (not in the first, nor in the cost per million lines); each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
-        `Archive (ReceiverStack's default, -c archive=false turns it off): one record per call of ${recordBytes} bytes for a ${ARCHIVED_BODY_BYTES}-byte delivery (built by the receiver's archiveRecord: body as base64, signature, content type, user agent, source address, verdict, dedup key, message attributes). ${archive.lines.map((line) => `${line.component}: ${line.quantity.toFixed(line.unit === 'request' ? 0 : 3)} ${line.unit} x ${line.listPrice} = ${usd(line.usd)}`).join('; ')}; total ${usd(archive.totalUsd)} per million. The receiver waits for the PutRecord (${FIREHOSE_ROUND_TRIP_MS} ms assumed, as for SendMessage; bounded at 500 ms) = ${usd(archiveWait)} of Lambda duration per million at ${RECEIVER_MEMORY_MB} MB. One S3 PutObject per call instead would cost ${usd(putObjectPerCall)} per million in requests alone. Below 5 MB per 300 s Firehose writes one object per 300 s (8,640 a month, ${usd(estimatePutObjectPerCallCost(8640))}), whatever the traffic. Rejected calls (at most 10 a minute per environment, 4 KiB each) are not included.`,
+        `Archive (ReceiverStack's default, -c archive=false turns it off): one record per call of ${recordBytes} bytes for a ${ARCHIVED_BODY_BYTES}-byte delivery (built by the receiver's archiveRecord: body as base64, signature, content type, user agent, source address, request id, verdict, dedup key, message attributes). ${archive.lines.map((line) => `${line.component}: ${line.quantity.toFixed(line.unit === 'request' ? 0 : 3)} ${line.unit} x ${line.listPrice} = ${usd(line.usd)}`).join('; ')}; total ${usd(archive.totalUsd)} per million. The receiver waits for the PutRecord (${FIREHOSE_ROUND_TRIP_MS} ms assumed, as for SendMessage; bounded at ${ARCHIVE_LIMITS.writeBoundMs} ms) = ${usd(archiveWait)} of Lambda duration per million at ${RECEIVER_MEMORY_MB} MB. One S3 PutObject per call instead would cost ${usd(putObjectPerCall)} per million in requests alone. Below 5 MB per 300 s Firehose writes one object per 300 s (8,640 a month, ${usd(estimatePutObjectPerCallCost(8640))}), whatever the traffic. Rejected calls (at most ${ARCHIVE_LIMITS.rejectedPerMinute} a minute per environment, ${ARCHIVE_LIMITS.rejectedBodyBytes / 1024} KiB of body each) are not included.`,
         `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${RECEIVER_SETTINGS.secretCacheSeconds.default} s) with ${SECRET_CALLS_PER_REFRESH} calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
+        'The chart docs/cost-chart.svg draws these bills, by component, without and with the idempotency table.',
         'Not included: free tiers (all would lower the figures), data transfer, X-Ray (tracing is off by default), a WAF web ACL (rest-api with webAclArn). SQS-managed encryption is free.',
         `Prices (${PRICES.region}, read ${PRICES.date}): ${[...new Set(Object.values(PRICE_SOURCES))].join(', ')}.`,
       ],

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
+import { RECEIVER_MEMORY_MB } from '../lib/webhook-receiver.js';
 import { startLocalQueues } from '../local/local-queues.js';
 import { bundle, LOAD_ENV } from './cold-start.js';
 import { signedEvent } from './handler.js';
@@ -106,7 +107,9 @@ async function measureFootprint(): Promise<Footprint> {
 
 /** Lambda gives a function one vCPU at this memory size, and CPU in proportion below it. */
 const ONE_VCPU_MB = 1769;
-const MEMORY_SIZES_MB = [128, 256, 512, 1024];
+const MEMORY_SIZES_MB = [...new Set([128, 256, 512, 1024, RECEIVER_MEMORY_MB])].sort(
+  (a, b) => a - b,
+);
 
 /**
  * The deployed bundle in a fresh process answering queued calls over loopback: the CPU time and
@@ -127,7 +130,7 @@ export const footprintSection: BenchSection = {
         'cold start CPU ms, scaled (load + first call)',
       ],
       rows: MEMORY_SIZES_MB.map((memoryMb) => [
-        String(memoryMb),
+        memoryMb === RECEIVER_MEMORY_MB ? `${memoryMb} (the default)` : String(memoryMb),
         `${memoryMb >= result.maxRssMb ? 'yes' : 'no'} (${result.maxRssMb.toFixed(0)})`,
         cpuAt(memoryMb, result.warmCpuMs),
         cpuAt(memoryMb, result.loadCpuMs + result.firstCallCpuMs),
@@ -135,6 +138,7 @@ export const footprintSection: BenchSection = {
       notes: [
         `Measured: the receiver bundle (esbuild with the construct's options, --enable-source-maps) imported by a fresh node with WEBHOOK_SECRET and the embedded queue over loopback; ${CALLS} signed event_booked calls (50 distinct bodies of about 450 bytes, PHP-escaped, cycled), each answered 200 queued; warm figures over the last ${CALLS - WARM_UP}.`,
         `On this machine (one full core): module load ${result.loadCpuMs.toFixed(1)} ms CPU, first call ${result.firstCallCpuMs.toFixed(1)} ms CPU, warm call ${result.warmCpuMs.toFixed(3)} ms CPU and ${result.warmWallMs.toFixed(3)} ms wall (SDK, HTTP client and JSON over loopback included; the queue runs in the parent process), peak RSS ${result.maxRssMb.toFixed(1)} MB (Lambda's Max Memory Used).`,
+        `The default, ${RECEIVER_MEMORY_MB} MB (receiverMemorySize), is the smallest multiple of 64 MB with half again the peak RSS: a warm call mostly waits for SendMessage, so less memory costs less (see the cost section), down to where a larger body or a busier heap would no longer fit.`,
         `Scaled = CPU ms x ${ONE_VCPU_MB}/memory: Lambda gives one vCPU at ${ONE_VCPU_MB} MB and a proportional share below. A warm call also waits for SendMessage in the region (network, not CPU, the same at every size), which dominates its duration at every size from 128 MB up.`,
       ],
     };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { sqsClientFor } from '../devkit/sqs-client.js';
@@ -8,6 +9,7 @@ import { webhookPath } from '../lambda/contract/endpoints.js';
 import { signPayload } from '../lambda/core/index.js';
 import { loadConfig } from '../lambda/receiver/config.js';
 import { createHandler, type ReceiverHandler } from '../lambda/receiver/handler.js';
+import { DEFAULT_SYSTEM_LOG_LEVEL } from '../lib/receiver-settings.js';
 import { toApiGatewayEvent } from '../local/api-gateway-event.js';
 import { createLocalContext } from '../local/lambda-context.js';
 import { startLocalQueues } from '../local/local-queues.js';
@@ -278,6 +280,13 @@ export const PLATFORM_BYTES_PER_CALL = PLATFORM_LINES.reduce(
   0,
 );
 
+/**
+ * Bytes of Lambda's own lines per invocation as the construct deploys the functions: none at its
+ * default system log level, WARN, which drops START, END and REPORT.
+ */
+export const DEPLOYED_PLATFORM_BYTES_PER_CALL =
+  DEFAULT_SYSTEM_LOG_LEVEL === SystemLogLevel.WARN ? 0 : PLATFORM_BYTES_PER_CALL;
+
 /** Wall latency per request over the embedded queue, and the CloudWatch Logs bytes it costs. */
 export const logsSection: BenchSection = {
   name: 'logs',
@@ -321,7 +330,7 @@ export const logsSection: BenchSection = {
       notes: [
         `${result.samples} requests of each kind after ${result.warmUp} warm-up ones, interleaved; wall time per call. createHandler with the real SQS client against the embedded queue of npm start (local-aws-sqs, same process, so its work is inside the queued and SendMessage figures) and a static key; default log level (INFO).`,
         `CloudWatch bytes as CloudWatch Logs meters them: every line written is one event, billed as its UTF-8 bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES} bytes. Function lines: the call's log line, and its EMF blob for a rejection; accepted calls add to counts published as one EMF blob (${queuedBlob.toFixed(0)} bytes here) at most once a minute per warm environment, shared by every call of that minute (${(queuedBlob + CLOUDWATCH_EVENT_OVERHEAD_BYTES).toFixed(0)} bytes more for a call alone in its minute).`,
-        `Lambda's own START, END and REPORT lines (${PLATFORM_BYTES_PER_CALL} bytes a call with the overhead, sized from AWS's documented format) are billed too at its default system log level, INFO; a system log level of WARN (JSON log format) drops them.`,
+        `Lambda's own START, END and REPORT lines (${PLATFORM_BYTES_PER_CALL} bytes a call with the overhead, sized from AWS's documented format) are billed too at Lambda's default system log level, INFO; the construct deploys both functions with the JSON log format and a system log level of WARN (systemLogLevel), which drops them.`,
         'Rejections are logged at WARN with an EMF blob each (counts, and WebhookRejected by reason), so alarms see them within the minute.',
       ],
     };

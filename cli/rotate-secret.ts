@@ -34,6 +34,7 @@ import {
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
+import { ConfigError, parseEndpointDirectory } from '../lambda/receiver/config.js';
 import {
   describeSecretKeyFailure,
   replaceKeyInSecretValue,
@@ -46,8 +47,9 @@ Changes which signing key the deployed receiver accepts, then prints every versi
 
   --secret-id ID       the secret (name or ARN; the stack's SecretArn output)
   --endpoint NAME      the secret of endpoint NAME of a stack deployed with -c endpoints=...: the
-                       stack's SecretArn<Name> output (eu-west -> SecretArnEuWest); the other
-                       endpoints' keys are left alone
+                       stack's SecretArn<Name> output (eu-west -> SecretArnEuWest), or its entry
+                       in the endpoint directory (output EndpointDirectoryArn) of a stack with
+                       more endpoints than outputs; the other endpoints' keys are left alone
   --stack-name NAME    the stack to read that output from (default ${DEFAULT_STACK_NAME})
   --put KEYFILE        store the key as the new AWSCURRENT; the old key becomes AWSPREVIOUS and
                        keeps working for PREVIOUS_KEY_GRACE_SECONDS (default 24 h)
@@ -292,23 +294,40 @@ interface RotateRequest {
   readonly action: RotateAction;
 }
 
+/** The endpoint directory's entries; one that is not a directory is refused (exit 1). */
+function readEndpointDirectory(text: string): ReturnType<typeof parseEndpointDirectory> {
+  try {
+    return parseEndpointDirectory(text);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ToolError(`Endpoint directory: ${error.message}`, EXIT_STATUS.refused, {
+      cause: error,
+    });
+  }
+}
+
 /** Result of {@link endpointSecretArn}: the ARN, or why the stack has none for the endpoint. */
 export type EndpointSecretArn =
   | { readonly ok: true; readonly secretArn: string }
   | { readonly ok: false; readonly message: string };
 
 /**
- * The secret ARN of a deployed endpoint, from the stack's `SecretArn<Name>` output.
+ * The secret ARN of a deployed endpoint, from the stack's `SecretArn<Name>` output or, for a
+ * stack with more endpoints than outputs, from the endpoint directory its `EndpointDirectoryArn`
+ * output names.
  *
  * @param client - the CloudFormation client
  * @param stackName - the stack deployed with `-c endpoints=...`
  * @param endpoint - the endpoint's name
- * @param abortSignal - aborts the call (default: after `NETWORK_TIMEOUT_MS`)
+ * @param secretsManager - the Secrets Manager client, to read the endpoint directory
+ * @param abortSignal - aborts the calls (default: after `NETWORK_TIMEOUT_MS`)
+ * @throws {ToolError} when the endpoint directory cannot be read as one
  */
 export async function endpointSecretArn(
   client: CloudFormationClient,
   stackName: string,
   endpoint: string,
+  secretsManager: SecretsManagerClient,
   abortSignal: AbortSignal = AbortSignal.timeout(NETWORK_TIMEOUT_MS),
 ): Promise<EndpointSecretArn> {
   const described = await client.send(new DescribeStacksCommand({ StackName: stackName }), {
@@ -318,6 +337,23 @@ export async function endpointSecretArn(
   const outputKey = endpointOutputKey(STACK_OUTPUTS.secretArn, endpoint);
   const secretArn = outputs.find((output) => output.OutputKey === outputKey)?.OutputValue;
   if (secretArn !== undefined) return { ok: true, secretArn };
+  const directoryArn = outputs.find(
+    (output) => output.OutputKey === STACK_OUTPUTS.endpointDirectoryArn,
+  )?.OutputValue;
+  if (directoryArn !== undefined) {
+    const { SecretString } = await secretsManager.send(
+      new GetSecretValueCommand({ SecretId: directoryArn }),
+      { abortSignal },
+    );
+    const sources = readEndpointDirectory(SecretString ?? '');
+    const source = sources.get(endpoint);
+    return source?.kind === 'secrets-manager'
+      ? { ok: true, secretArn: source.secretId }
+      : {
+          ok: false,
+          message: `unknown endpoint '${endpoint}': the endpoint directory of stack ${stackName} (${STACK_OUTPUTS.endpointDirectoryArn}) does not list it (it lists ${sources.size} endpoints)`,
+        };
+  }
   const endpointOutputs = outputs
     .map((output) => output.OutputKey ?? '')
     .filter((key) => key.startsWith(STACK_OUTPUTS.secretArn) && key !== STACK_OUTPUTS.secretArn);
@@ -351,7 +387,7 @@ async function rotate(request: RotateRequest, io: ToolIo): Promise<number> {
     } else {
       const { endpoint, stackName } = request.target;
       const found = await step('CloudFormation', (signal) =>
-        endpointSecretArn(cloudFormation, stackName, endpoint, signal),
+        endpointSecretArn(cloudFormation, stackName, endpoint, client, signal),
       );
       if (!found.ok) throw new UsageError(found.message);
       secretId = found.secretArn;

@@ -52,6 +52,26 @@ export function isoTimeOption(flag: string, text: string | undefined): Date {
 }
 
 /**
+ * A count of at least 1 given as an option (`--max`), or `undefined` when the option is absent.
+ *
+ * @param flag - the option as the user typed it, for the message, e.g. `--max`
+ * @param text - the option's value, `undefined` when absent
+ * @param unit - what is counted, for the message, e.g. `messages`
+ * @throws {UsageError} when the value is not decimal digits from 1 (at most 9, so it stays exact)
+ */
+export function wholeCountOption(
+  flag: string,
+  text: string | undefined,
+  unit: string,
+): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) {
+    throw new UsageError(`${flag} must be a whole number of ${unit} from 1, got '${text}'`);
+  }
+  return Number(text);
+}
+
+/**
  * The exact bytes of a file named by an option, e.g. the body of a webhook call.
  *
  * @param flag - the option as typed, for messages, e.g. `--body-file`

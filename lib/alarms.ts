@@ -7,9 +7,12 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
+import { ARCHIVE_LIMITS } from '../lambda/receiver/archive-record.js';
 import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
 import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
 import { acknowledgeNagFindings } from './nag.js';
+import { receiverMetric as metricOfReceiver, verifiedDeliveries } from './receiver-metrics.js';
 import type { ReceiverSettings } from './receiver-settings.js';
 
 /** The alarms a receiver creates, each notifying `alarmActions` and the e-mail topic when given. */
@@ -44,6 +47,12 @@ export interface WebhookReceiverAlarms {
    * Only with `archive`.
    */
   readonly archiveWriteFailures: cloudwatch.Alarm | undefined;
+  /**
+   * No verified delivery (`WebhookVerified`) for `silenceAlarmMinutes`: one alarm, or one per
+   * named endpoint, in the order of `endpoints`. Missing data is breaching: silence is exactly
+   * when the metric has none. Empty with `silenceAlarmMinutes: 0`.
+   */
+  readonly silence: readonly cloudwatch.Alarm[];
 }
 
 /** What the alarms watch. */
@@ -126,13 +135,7 @@ export function createAlarms(
     return created;
   };
   const receiverMetric = (metricName: string) =>
-    new cloudwatch.Metric({
-      namespace: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
-      metricName,
-      dimensionsMap: { service: settings.serviceName },
-      statistic: cloudwatch.Stats.SUM,
-      period: fiveMinutes,
-    });
+    metricOfReceiver(settings.serviceName, metricName, { period: fiveMinutes });
   const { deadLetterQueue, accessLogGroup } = targets;
   return {
     deadLetterQueueNotEmpty: deadLetterQueue
@@ -200,9 +203,44 @@ export function createAlarms(
       ? alarm('ArchiveWriteFailure', {
           metric: receiverMetric(METRIC_NAMES.archiveWriteFailure),
           threshold: 0,
-          description:
-            'Calls were answered but not archived within the 500 ms bound: a replay of that time would miss them.',
+          description: `Calls were answered but not archived within the ${ARCHIVE_LIMITS.writeBoundMs} ms bound: a replay of that time would miss them.`,
         })
       : undefined,
+    silence: createSilenceAlarms(scope, settings, actions),
   };
+}
+
+/**
+ * The silence alarm(s): the sum of verified deliveries over one period of `silenceAlarmMinutes`
+ * is below 1. Without endpoints one alarm on the totals; with them one per endpoint, since one
+ * sender going quiet is hidden in the total of the others.
+ */
+function createSilenceAlarms(
+  scope: Construct,
+  settings: ReceiverSettings,
+  actions: readonly cloudwatch.IAlarmAction[],
+): cloudwatch.Alarm[] {
+  const minutes = settings.silenceAlarmMinutes;
+  if (minutes === 0) return [];
+  const period = Duration.minutes(minutes);
+  const watched =
+    settings.endpoints.length === 0
+      ? [{ id: '', endpoint: undefined, of: '' }]
+      : settings.endpoints.map(({ name }) => ({
+          id: endpointIdSuffix(name),
+          endpoint: name,
+          of: ` on endpoint ${name}`,
+        }));
+  return watched.map(({ id, endpoint, of }) => {
+    const created = new cloudwatch.Alarm(scope, `Silence${id}Alarm`, {
+      metric: verifiedDeliveries(settings.serviceName, period, endpoint),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      alarmDescription: `No verified delivery${of} for ${minutes} minutes: the sender stopped, or something between it and the receiver fails (DNS, certificate, WAF, an outage on either side).`,
+    });
+    created.addAlarmAction(...actions);
+    return created;
+  });
 }

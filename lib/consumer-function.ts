@@ -10,6 +10,15 @@ import { CONSUMER_TIMEOUT_SECONDS } from './queue-settings.js';
 import type { ReceiverSettings } from './receiver-settings.js';
 
 /**
+ * The example consumer's service name: the `service` dimension of its metrics.
+ *
+ * @param serviceName - the receiver's service name
+ */
+export function consumerServiceName(serviceName: string): string {
+  return `${serviceName}-consumer`;
+}
+
+/**
  * The example consumer (`lambda/consumer/index.ts`), reading the queue with partial batch
  * failures; with an idempotency table, it is told the table and may read and write its items.
  */
@@ -27,7 +36,7 @@ export function createConsumerFunction(
     description: 'Example consumer of verified booking-service webhooks',
     // Its own service name, so its logs and metrics are not mistaken for the receiver's.
     environment: {
-      POWERTOOLS_SERVICE_NAME: `${settings.serviceName}-consumer`,
+      POWERTOOLS_SERVICE_NAME: consumerServiceName(settings.serviceName),
       ...idempotency?.consumerEnvironment,
     },
   });

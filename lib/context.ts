@@ -1,8 +1,10 @@
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Node } from 'constructs';
 import {
   DEFAULT_STACK_NAME,
-  ENDPOINT_SECRET_CONTEXT_PREFIX,
-  endpointSecretContextKey,
+  ENDPOINT_CONTEXT_PROPS,
+  endpointContextKey,
+  parseEndpointContextKey,
   splitList,
 } from '../lambda/contract/endpoints.js';
 import {
@@ -62,6 +64,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
       readNumber('reservedConcurrency', get('reservedConcurrency')),
     ),
     ...optional('secretArn', readString('secretArn', get('secretArn'))),
+    ...optional('secretKmsKeyArn', readString('secretKmsKeyArn', get('secretKmsKeyArn'))),
     ...optional('secretJsonField', readString('secretJsonField', get('secretJsonField'))),
     ...optional('fifo', readBoolean('fifo', get('fifo'))),
     ...readReceiverSettings(get),
@@ -69,40 +72,51 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('throttleRateLimit', readNumber('throttleRateLimit', get('throttleRateLimit'))),
     ...optional('throttleBurstLimit', readNumber('throttleBurstLimit', get('throttleBurstLimit'))),
     ...optional('alarmEmail', readString('alarmEmail', get('alarmEmail'))),
+    ...optional(
+      'silenceAlarmMinutes',
+      readNumber('silenceAlarmMinutes', get('silenceAlarmMinutes')),
+    ),
+    ...optional('dashboard', readBoolean('dashboard', get('dashboard'))),
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
     ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),
     ...optional('archive', readBoolean('archive', get('archive'))),
     ...optional('archiveDays', readNumber('archiveDays', get('archiveDays'))),
+    ...optional('receiverMemorySize', readNumber('receiverMemorySize', get('receiverMemorySize'))),
+    ...optional('systemLogLevel', readSystemLogLevel(get('systemLogLevel'))),
     ...optional('endpoints', readEndpoints(node, get)),
   };
   return { stackName, props };
 }
 
 /**
- * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>`. A `secretArn.<name>`
- * naming no endpoint is refused: a typo would otherwise deploy a placeholder in place of the key.
+ * `endpoints` (names, as a list) with each endpoint's `secretArn.<name>` and
+ * `secretKmsKeyArn.<name>`. A key naming no endpoint is refused: a typo would otherwise deploy a
+ * placeholder in place of the key, or leave the secret's KMS key out of the role's policy.
  */
 function readEndpoints(
   node: Node,
   get: (key: string) => unknown,
 ): ReceiverStackEndpoint[] | undefined {
   const names = readList('endpoints', get('endpoints'));
-  const stray = Object.keys(node.getAllContext()).find(
-    (key) =>
-      key.startsWith(ENDPOINT_SECRET_CONTEXT_PREFIX) &&
-      get(key) !== undefined &&
-      !names?.includes(key.slice(ENDPOINT_SECRET_CONTEXT_PREFIX.length)),
-  );
+  const stray = Object.keys(node.getAllContext()).find((key) => {
+    const named = parseEndpointContextKey(key);
+    return named !== undefined && get(key) !== undefined && !names?.includes(named.name);
+  });
   if (stray !== undefined) {
     throw new InvalidContextError(
       `context ${stray} names no endpoint of context endpoints (${names?.join(',') ?? 'not set'})`,
     );
   }
-  return names?.map((name) => {
-    const key = endpointSecretContextKey(name);
-    return { name, ...optional('secretArn', readString(key, get(key))) };
-  });
+  return names?.map((name) =>
+    Object.assign(
+      { name },
+      ...ENDPOINT_CONTEXT_PROPS.map((prop) => {
+        const key = endpointContextKey(prop, name);
+        return optional(prop, readString(key, get(key)));
+      }),
+    ),
+  );
 }
 
 /** `{ [key]: value }` when there is a value, `{}` otherwise (optional props must be absent, not undefined). */
@@ -117,6 +131,19 @@ function readIngress(value: unknown): IngressKind | undefined {
   }
   throw new InvalidContextError(
     `context ingress must be one of ${INGRESS_KINDS.join(', ')}, got ${JSON.stringify(ingress)}`,
+  );
+}
+
+/** Lambda's system log levels, as the context names them (`-c systemLogLevel=INFO`). */
+const SYSTEM_LOG_LEVELS: readonly string[] = Object.values(lambda.SystemLogLevel);
+
+function readSystemLogLevel(value: unknown): lambda.SystemLogLevel | undefined {
+  const level = readString('systemLogLevel', value);
+  if (level === undefined || SYSTEM_LOG_LEVELS.includes(level)) {
+    return level as lambda.SystemLogLevel | undefined;
+  }
+  throw new InvalidContextError(
+    `context systemLogLevel must be one of ${SYSTEM_LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`,
   );
 }
 

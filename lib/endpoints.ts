@@ -15,7 +15,9 @@ export interface WebhookEndpoint {
 
   /**
    * Secret whose `SecretString` is this endpoint's signing key; import it with
-   * `Secret.fromSecretCompleteArn` so the receiver's role names that exact ARN.
+   * `Secret.fromSecretCompleteArn` so the receiver's role names that exact ARN (with
+   * `fromSecretAttributes({ secretCompleteArn, encryptionKey })` when a customer managed KMS key
+   * encrypts it, so the role may decrypt it through Secrets Manager).
    * @default - a new secret of its own holding a random 64-character placeholder
    */
   readonly secret?: secretsmanager.ISecret;

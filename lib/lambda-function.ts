@@ -142,6 +142,9 @@ export function createFunction(
     description: options.description,
     role,
     logGroup,
+    // JSON lets Lambda filter its own lines by level (systemLogLevel).
+    loggingFormat: lambda.LoggingFormat.JSON,
+    systemLogLevelV2: settings.systemLogLevel,
     tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
     ...(options.reservedConcurrentExecutions === undefined
       ? {}

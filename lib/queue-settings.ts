@@ -27,12 +27,25 @@ export function visibilityTimeoutSeconds(
   return 6 * consumerTimeoutSeconds + batchingWindowSeconds;
 }
 
+const DAY_SECONDS = 24 * 60 * 60;
+
 /** Settings of the webhook queue and its dead-letter queue, with the construct's defaults. */
 export const QUEUE_SETTINGS = {
   /** Seconds a received message stays invisible to other consumers. */
   visibilityTimeoutSeconds: visibilityTimeoutSeconds(),
-  /** The longest SQS allows (14 days): a booking survives two weeks of consumer outage. */
-  retentionPeriodSeconds: 14 * 24 * 60 * 60,
+  /**
+   * 10 days: a booking survives ten days of consumer outage. Not SQS's longest (14 days), so that
+   * the dead-letter queue can keep a message longer than this queue does.
+   */
+  retentionPeriodSeconds: 10 * DAY_SECONDS,
+  /**
+   * The longest SQS allows (14 days), 4 days more than the queue's. A standard queue's message
+   * keeps its first enqueue time when it moves to the dead-letter queue, so retention there counts
+   * from when the sender's call was queued, not from the move: with equal retentions a message that
+   * failed late would expire in the dead-letter queue within hours. The 4 days are at least that
+   * long for anyone to look at it.
+   */
+  deadLetterRetentionPeriodSeconds: 14 * DAY_SECONDS,
   /** Receives after which a message moves to the dead-letter queue, so a poison message stops cycling. */
   maxReceiveCount: 5,
   /**

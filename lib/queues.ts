@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Annotations, Duration, Resource } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { acknowledgeNagFindings } from './nag.js';
@@ -13,11 +13,12 @@ export interface ReceiverQueues {
 
 /**
  * The given `existingQueue`, or a new queue with a dead-letter queue: SQS-managed encryption, TLS
- * only, 14 days' retention, 1 MiB messages, FIFO when asked; `queueProps` and
+ * only, 10 days' retention (14 in the dead-letter queue), 1 MiB messages, FIFO when asked; `queueProps` and
  * `deadLetterQueueProps` are merged over these defaults.
  */
 export function createQueues(scope: Construct, settings: ReceiverSettings): ReceiverQueues {
   if (settings.existingQueue !== undefined) {
+    warnOfQueueWithoutKey(scope, settings.existingQueue);
     return { queue: settings.existingQueue, deadLetterQueue: undefined };
   }
   const defaults: sqs.QueueProps = {
@@ -31,6 +32,8 @@ export function createQueues(scope: Construct, settings: ReceiverSettings): Rece
   };
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
     ...defaults,
+    // Longer than the queue's: a moved message keeps its first enqueue time (QUEUE_SETTINGS).
+    retentionPeriod: Duration.seconds(QUEUE_SETTINGS.deadLetterRetentionPeriodSeconds),
     ...settings.deadLetterQueueProps,
   });
   acknowledgeNagFindings(deadLetterQueue, {
@@ -47,4 +50,20 @@ export function createQueues(scope: Construct, settings: ReceiverSettings): Rece
     ...settings.queueProps,
   });
   return { queue, deadLetterQueue };
+}
+
+/** The id of the synth warning about an imported `existingQueue` without its KMS key. */
+export const QUEUE_WITHOUT_KEY_WARNING = 'service-webhook-receiver:existingQueueWithoutKey';
+
+/**
+ * Warns at synth when `existingQueue` was imported without a KMS key (`Queue.fromQueueArn`, or
+ * `fromQueueAttributes` without `keyArn`): the construct cannot tell whether a customer managed
+ * key encrypts it, and if one does, no grant names it. A queue this app creates says itself.
+ */
+function warnOfQueueWithoutKey(scope: Construct, queue: sqs.IQueue): void {
+  if (Resource.isOwnedResource(queue) || queue.encryptionMasterKey !== undefined) return;
+  Annotations.of(scope).addWarningV2(
+    QUEUE_WITHOUT_KEY_WARNING,
+    'existingQueue was imported without its KMS key. If a customer managed KMS key encrypts the queue, import it with Queue.fromQueueAttributes({ queueArn, keyArn }): else the receiver gets no kms:GenerateDataKey or kms:Decrypt and answers every call 503, and the example consumer gets no kms:Decrypt, so its event source mapping reads no message. A queue with SQS-managed encryption or none needs no key.',
+  );
 }

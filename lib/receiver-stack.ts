@@ -1,12 +1,14 @@
-import { CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
+  type EndpointContextProp,
+  endpointContextKey,
   endpointIdSuffix,
   endpointOutputKey,
-  endpointSecretContextKey,
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
 import { InvalidConfigurationError } from './configuration-error.js';
@@ -43,9 +45,18 @@ export interface ReceiverStackProps
   readonly secretArn?: string;
 
   /**
+   * ARN of the customer managed KMS key encrypting the secret of `secretArn` (context
+   * `secretKmsKeyArn`): the receiver's role may then decrypt it through Secrets Manager. Only with
+   * `secretArn`.
+   * @default - the secret is encrypted with the AWS managed key `aws/secretsmanager`
+   */
+  readonly secretKmsKeyArn?: string;
+
+  /**
    * Several endpoints, one key each (the construct's `endpoints`, with secrets given by ARN).
    * The stack then outputs `WebhookUrl<Name>` and `SecretArn<Name>` per endpoint in place of
-   * `WebhookUrl` and `SecretArn`.
+   * `WebhookUrl` and `SecretArn`, while those fit CloudFormation's 200 outputs (up to 97
+   * endpoints); beyond, `EndpointUrlPrefix` and `EndpointDirectoryArn`, with a synth warning.
    * @default - one endpoint, `POST /webhook`
    */
   readonly endpoints?: readonly ReceiverStackEndpoint[];
@@ -58,12 +69,25 @@ export interface ReceiverStackEndpoint extends Omit<WebhookEndpoint, 'secret'> {
    * @default - the stack creates a secret with a random placeholder for this endpoint
    */
   readonly secretArn?: string;
+
+  /**
+   * ARN of the customer managed KMS key encrypting this endpoint's secret (context
+   * `secretKmsKeyArn.<name>`). Only with `secretArn`.
+   * @default - the AWS managed key `aws/secretsmanager`
+   */
+  readonly secretKmsKeyArn?: string;
 }
 
-/** A complete secret ARN: a partial one (without the random suffix) would need a wildcard grant. */
+/** CloudFormation's limit of outputs per stack. */
+export const MAX_OUTPUTS = 200;
+
 /** An ACM certificate ARN. */
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
 
+/** A KMS key ARN (an alias would not match the key ARN that IAM evaluates `kms:Decrypt` on). */
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/** A complete secret ARN: a partial one (without the random suffix) would need a wildcard grant. */
 const COMPLETE_SECRET_ARN =
   /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
 
@@ -81,7 +105,7 @@ export class ReceiverStack extends Stack {
       description: 'Receiver for signed booking-service webhooks: front door -> Lambda -> SQS',
       ...props,
     });
-    const { secretArn, endpoints, certificateArn, ...receiverProps } = props;
+    const { secretArn, secretKmsKeyArn, endpoints, certificateArn, ...receiverProps } = props;
     if (secretArn !== undefined && endpoints !== undefined) {
       throw new InvalidReceiverStackPropsError(
         'secretArn cannot be used with endpoints: give each endpoint its secretArn (context secretArn.<name>)',
@@ -93,9 +117,7 @@ export class ReceiverStack extends Stack {
       idempotency: consumer,
       archive: true,
       ...receiverProps,
-      ...(secretArn === undefined
-        ? {}
-        : { secret: this.importSecret('secretArn', 'ImportedSigningKey', secretArn) }),
+      ...this.importSigningKey(undefined, 'ImportedSigningKey', secretArn, secretKmsKeyArn),
       ...(endpoints === undefined
         ? {}
         : { endpoints: endpoints.map((endpoint) => this.importEndpointSecret(endpoint)) }),
@@ -125,25 +147,61 @@ export class ReceiverStack extends Stack {
     return { certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', certificateArn) };
   }
 
-  private importEndpointSecret({ secretArn, ...endpoint }: ReceiverStackEndpoint): WebhookEndpoint {
-    if (secretArn === undefined) {
-      return endpoint;
-    }
-    const secret = this.importSecret(
-      endpointSecretContextKey(endpoint.name),
-      `ImportedSigningKey${endpointIdSuffix(endpoint.name)}`,
-      secretArn,
-    );
-    return { ...endpoint, secret };
+  private importEndpointSecret({
+    secretArn,
+    secretKmsKeyArn,
+    ...endpoint
+  }: ReceiverStackEndpoint): WebhookEndpoint {
+    return {
+      ...endpoint,
+      ...this.importSigningKey(
+        endpoint.name,
+        `ImportedSigningKey${endpointIdSuffix(endpoint.name)}`,
+        secretArn,
+        secretKmsKeyArn,
+      ),
+    };
   }
 
-  private importSecret(key: string, id: string, secretArn: string): secretsmanager.ISecret {
-    if (!Token.isUnresolved(secretArn) && !COMPLETE_SECRET_ARN.test(secretArn)) {
+  /**
+   * `secret` from `secretArn` (`secretArn.<name>`), with the KMS key of `secretKmsKeyArn`
+   * (`secretKmsKeyArn.<name>`), which needs it; nothing when neither is given.
+   * @param endpointName - the endpoint whose context keys these are; `undefined` for the single one
+   */
+  private importSigningKey(
+    endpointName: string | undefined,
+    id: string,
+    secretArn: string | undefined,
+    kmsKeyArn: string | undefined,
+  ): { secret?: secretsmanager.ISecret } {
+    const contextKey = (prop: EndpointContextProp) =>
+      endpointName === undefined ? prop : endpointContextKey(prop, endpointName);
+    const secretKey = contextKey('secretArn');
+    const kmsKey = contextKey('secretKmsKeyArn');
+    if (secretArn === undefined) {
+      if (kmsKeyArn === undefined) return {};
       throw new InvalidReceiverStackPropsError(
-        `${key} ${JSON.stringify(secretArn)} is not a complete Secrets Manager secret ARN: copy the ARN from the console, it ends in the secret name, '-' and six random characters`,
+        `${kmsKey} needs ${secretKey}: the key encrypts a secret you give by ARN; a secret the stack creates uses the AWS managed key`,
       );
     }
-    return secretsmanager.Secret.fromSecretCompleteArn(this, id, secretArn);
+    if (!Token.isUnresolved(secretArn) && !COMPLETE_SECRET_ARN.test(secretArn)) {
+      throw new InvalidReceiverStackPropsError(
+        `${secretKey} ${JSON.stringify(secretArn)} is not a complete Secrets Manager secret ARN: copy the ARN from the console, it ends in the secret name, '-' and six random characters`,
+      );
+    }
+    if (kmsKeyArn !== undefined && !Token.isUnresolved(kmsKeyArn) && !KMS_KEY_ARN.test(kmsKeyArn)) {
+      throw new InvalidReceiverStackPropsError(
+        `${kmsKey} ${JSON.stringify(kmsKeyArn)} is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; not an alias)`,
+      );
+    }
+    return {
+      secret: secretsmanager.Secret.fromSecretAttributes(this, id, {
+        secretCompleteArn: secretArn,
+        ...(kmsKeyArn === undefined
+          ? {}
+          : { encryptionKey: kms.Key.fromKeyArn(this, `${id}Key`, kmsKeyArn) }),
+      }),
+    };
   }
 
   private addOutputs({ domainName, hostedZoneId }: ReceiverStackProps): void {
@@ -186,9 +244,35 @@ export class ReceiverStack extends Stack {
     if (receiver.secret !== undefined) {
       this.addEndpointOutputs(undefined, receiver.url, receiver.secret);
     }
-    for (const { name, url, secret } of receiver.endpoints) {
-      this.addEndpointOutputs(name, url, secret);
+    const outputs = this.node.children.filter((child) => child instanceof CfnOutput).length;
+    if (outputs + 2 * receiver.endpoints.length <= MAX_OUTPUTS) {
+      for (const { name, url, secret } of receiver.endpoints) {
+        this.addEndpointOutputs(name, url, secret);
+      }
+    } else if (receiver.endpointDirectory !== undefined) {
+      this.addEndpointDirectoryOutputs(receiver.url, receiver.endpointDirectory);
     }
+  }
+
+  /**
+   * `EndpointUrlPrefix` and `EndpointDirectoryArn`, in place of two outputs per endpoint when
+   * those would pass CloudFormation's limit of {@link MAX_OUTPUTS}, with a synth warning saying so.
+   */
+  private addEndpointDirectoryOutputs(url: string, directory: secretsmanager.ISecret): void {
+    const { endpointUrlPrefix, endpointDirectoryArn } = STACK_OUTPUTS;
+    new CfnOutput(this, endpointUrlPrefix, {
+      value: url,
+      description: 'Register <this URL>/<endpoint name> for each endpoint with the booking service',
+    });
+    new CfnOutput(this, endpointDirectoryArn, {
+      value: directory.secretArn,
+      description:
+        "The endpoint directory: its value maps each endpoint's name to the ARN of the secret to put its signing key into",
+    });
+    Annotations.of(this).addWarningV2(
+      'service-webhook-receiver:endpointOutputs',
+      `${this.receiver.endpoints.length} endpoints would need ${2 * this.receiver.endpoints.length} outputs WebhookUrl<Name> and SecretArn<Name>, past CloudFormation's limit of ${MAX_OUTPUTS} outputs per stack: the stack outputs ${endpointUrlPrefix} (an endpoint's URL is <prefix>/<name>) and ${endpointDirectoryArn} (the secret listing each endpoint's secret ARN) instead; npm run rotate-secret -- --endpoint <name> reads it.`,
+    );
   }
 
   /** `WebhookUrl` and `SecretArn`, or `WebhookUrl<Name>` and `SecretArn<Name>` of an endpoint. */

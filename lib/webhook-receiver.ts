@@ -18,6 +18,8 @@ import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
 import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
 import { createArchive } from './archive.js';
 import { createConsumerFunction } from './consumer-function.js';
+import { createDashboard } from './dashboard.js';
+import { createEndpointDirectory } from './endpoint-directory.js';
 import type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
 import { IdempotencyTable } from './idempotency-table.js';
 import { INGRESS_FACTORIES } from './ingress/index.js';
@@ -30,11 +32,11 @@ import { createPlaceholderSecret } from './signing-key.js';
 export type { WebhookReceiverAlarms } from './alarms.js';
 export type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
 export { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from './lambda-function.js';
-export { RECEIVER_MEMORY_MB } from './receiver-function.js';
 export {
   INGRESS_KINDS,
   type IngressKind,
   InvalidWebhookReceiverPropsError,
+  RECEIVER_MEMORY_MB,
 } from './receiver-settings.js';
 
 /** Properties of {@link WebhookReceiver}. */
@@ -121,8 +123,9 @@ export interface WebhookReceiverProps {
    * Secret whose `SecretString` is the signing key issued by the booking service.
    * Import one with `Secret.fromSecretCompleteArn` (the console ARN, ending in `-` and six
    * characters), so the receiver's role can be scoped to that exact ARN. A secret encrypted with a
-   * customer managed KMS key must be imported with `fromSecretAttributes({ encryptionKey })`, so
-   * that `grantRead` also grants `kms:Decrypt`.
+   * customer managed KMS key must be imported with
+   * `fromSecretAttributes({ secretCompleteArn, encryptionKey })`: the receiver's role then gets
+   * `kms:Decrypt` on that key through Secrets Manager in the stack's region (`kms:ViaService`).
    * Not with `endpoints`, where each endpoint has its own.
    * @default - a new secret holding a random 64-character placeholder, which matches no sender
    *   until the real key is put into it
@@ -141,7 +144,7 @@ export interface WebhookReceiverProps {
    * Several endpoints, one key each: endpoint `<name>` is served at `POST /webhook/<name>` on the
    * same front door and function, verified only with its own key (an endpoint without `secret`
    * gets a placeholder secret of its own), and the receiver's role may read exactly these
-   * secrets. The receiver gets them as `ENDPOINT_SECRET_IDS`. Not with `secret`.
+   * secrets. The receiver finds them in {@link WebhookReceiver.endpointDirectory}. Not with `secret`.
    * @default - one endpoint, `POST /webhook`, with the key of `secret`
    */
   readonly endpoints?: readonly WebhookEndpoint[];
@@ -149,19 +152,24 @@ export interface WebhookReceiverProps {
   /**
    * A queue of yours to forward verified events to. Then no queue or dead-letter queue is
    * created, and the receiver may only `sqs:SendMessage` to it (plus use its KMS key, if any).
+   * Import a queue encrypted with a customer managed KMS key with its key,
+   * `Queue.fromQueueAttributes({ queueArn, keyArn })`: without it the receiver and the consumer
+   * get no use of the key (a synth warning says so).
    * @default - a new queue with a dead-letter queue
    */
   readonly existingQueue?: sqs.IQueue;
 
   /**
-   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 14 days'
+   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 10 days'
    * retention, 1 MiB messages, dead-letter queue after 5 receives). Not with `existingQueue`.
    * @default - the construct's
    */
   readonly queueProps?: sqs.QueueProps;
 
   /**
-   * Dead-letter queue properties merged over the construct's. Not with `existingQueue`.
+   * Dead-letter queue properties merged over the construct's (those of the queue, with 14 days'
+   * retention: a moved message keeps its first enqueue time, so the dead-letter queue must keep it
+   * longer than the queue did). Not with `existingQueue`.
    * @default - the construct's
    */
   readonly deadLetterQueueProps?: sqs.QueueProps;
@@ -188,9 +196,12 @@ export interface WebhookReceiverProps {
 
   /**
    * How long a warm receiver keeps the keys it loaded before asking Secrets Manager again, in
-   * seconds; a call that no cached key verifies reloads them sooner, so a rotated key is picked
-   * up at once (`SECRET_CACHE_SECONDS`).
-   * @default 300
+   * seconds (`SECRET_CACHE_SECONDS`). A rotation does not wait for it: a call that no cached key
+   * verifies reloads the keys (at most every 30 s), and `AWSPREVIOUS` stays accepted for
+   * `previousKeyGraceSeconds`. An hour keeps Secrets Manager at about $0.01 a month for two warm
+   * environments (2 calls per load), against $0.17 with 5 minutes (`npm run bench -- cost`); it
+   * is also how long a key whose `AWSPREVIOUS` label was removed may still be accepted.
+   * @default 3600
    */
   readonly secretCacheSeconds?: number;
 
@@ -286,10 +297,11 @@ export interface WebhookReceiverProps {
   readonly idempotencyTableRemovalPolicy?: RemovalPolicy;
 
   /**
-   * Function props applied over the receiver function's (a VPC, layers, memory, timeout, extra
+   * Function props applied over the receiver function's (a VPC, layers, timeout, extra
    * environment variables...): the escape hatch for what the props above do not cover. The code,
    * runtime, handler, role and log group stay the construct's, and the variables the construct
-   * writes win over ones given here.
+   * writes win over ones given here. Its memory and system log level are refused next to
+   * `receiverMemorySize` and `systemLogLevel`.
    * @default - none
    */
   readonly receiverFunctionProps?: FunctionPropsOverrides;
@@ -301,6 +313,27 @@ export interface WebhookReceiverProps {
    * @default false
    */
   readonly tracing?: boolean;
+
+  /**
+   * Memory of the receiver function, in MB (128 to 10,240). The default is the smallest multiple
+   * of 64 MB with half again the peak memory `npm run bench -- footprint` measured (113 MB), and
+   * the cheapest such size: a warm call mostly waits for SendMessage, which more memory does not
+   * shorten ($0.14 per million calls of duration at 192 MB, $0.22 at 512 MB). More memory shortens
+   * the cold start (about 1 s of CPU at 192 MB, 0.4 s at 512 MB).
+   * @default 192
+   */
+  readonly receiverMemorySize?: number;
+
+  /**
+   * Which of Lambda's own log lines both functions keep (their logs are then in Lambda's JSON
+   * format; the functions' own lines are JSON already and stay as written). WARN drops START, END
+   * and REPORT: 339 bytes per invocation, $0.17 per million calls of CloudWatch Logs
+   * (`npm run bench -- cost`); durations, errors and throttles stay available as metrics. With
+   * the JSON format, Lambda's application log level (INFO unless set on the function) takes
+   * precedence over `POWERTOOLS_LOG_LEVEL` in Powertools Logger.
+   * @default lambda.SystemLogLevel.WARN
+   */
+  readonly systemLogLevel?: lambda.SystemLogLevel;
 
   /**
    * Powertools service name of the receiver: the `service` dimension of its metrics, which the
@@ -328,6 +361,23 @@ export interface WebhookReceiverProps {
    * @default Duration.minutes(15)
    */
   readonly messageAgeAlarmThreshold?: Duration;
+
+  /**
+   * Minutes without a verified delivery (queued or ignored) after which an alarm fires: the sender
+   * stopped, or something between it and the receiver did, which otherwise looks like a quiet
+   * day. One alarm per endpoint with `endpoints` (each about $0.10 a month). Missing data counts as
+   * breaching, so the alarm also fires before the first delivery. 0 turns it off; at most 1440.
+   * @default 60
+   */
+  readonly silenceAlarmMinutes?: number;
+
+  /**
+   * Create a CloudWatch dashboard of the receiver: deliveries by outcome, reason and endpoint,
+   * latency, queue and dead-letter depth, consumer errors and duplicates, key loads and API
+   * throttling ({@link WebhookReceiver.dashboard}; $3 a month beyond the free three).
+   * @default true
+   */
+  readonly dashboard?: boolean;
 
   /**
    * With `rest-api`: set the account-wide role API Gateway needs to write execution logs (once per
@@ -389,6 +439,13 @@ export class WebhookReceiver extends Construct {
   public readonly secret: secretsmanager.ISecret | undefined;
   /** The named endpoints, with their URLs and secrets, in the order given; empty without `endpoints`. */
   public readonly endpoints: readonly ServedWebhookEndpoint[];
+  /**
+   * With `endpoints`, the endpoint directory: a secret whose value maps each endpoint's name to
+   * its secret's ARN (`{ "secretIds": { ... }, "jsonFields"?: { ... } }`), which the receiver
+   * reads on its first call (`ENDPOINT_DIRECTORY_SECRET_ID`) so that its environment stays small
+   * however many endpoints it serves. It holds no key.
+   */
+  public readonly endpointDirectory: secretsmanager.ISecret | undefined;
   /** The example consumer, when {@link WebhookReceiverProps.consumer} is on. */
   public readonly consumer: nodejs.NodejsFunction | undefined;
   /**
@@ -406,6 +463,8 @@ export class WebhookReceiver extends Construct {
   public readonly archiveBucket: s3.Bucket | undefined;
   /** The Firehose delivery stream the receiver archives through, with `archive`. */
   public readonly archiveStream: firehose.DeliveryStream | undefined;
+  /** The receiver's dashboard (add widgets of your own with `addWidgets`); none with `dashboard: false`. */
+  public readonly dashboard: cloudwatch.Dashboard | undefined;
 
   constructor(scope: Construct, id: string, props: WebhookReceiverProps = {}) {
     super(scope, id);
@@ -423,10 +482,15 @@ export class WebhookReceiver extends Construct {
     const { queue, deadLetterQueue } = createQueues(this, settings);
     this.queue = queue;
     this.deadLetterQueue = deadLetterQueue;
+    const directory =
+      this.secret === undefined ? createEndpointDirectory(this, endpointKeys) : undefined;
+    this.endpointDirectory = directory?.secret;
     this.receiverFunction = createReceiverFunction(
       this,
       settings,
-      this.secret === undefined ? { endpoints: endpointKeys } : { secret: this.secret },
+      directory === undefined
+        ? { secret: this.secret as secretsmanager.ISecret }
+        : { endpoints: endpointKeys, directory },
       this.queue,
     );
 
@@ -470,5 +534,15 @@ export class WebhookReceiver extends Construct {
       },
       [...settings.alarmActions, ...(this.alarmTopic ? [new SnsAction(this.alarmTopic)] : [])],
     );
+    this.dashboard = settings.dashboard
+      ? createDashboard(this, settings, {
+          queue: this.queue,
+          deadLetterQueue: this.deadLetterQueue,
+          receiverFunction: this.receiverFunction,
+          api: this.api,
+          accessLogGroup: this.accessLogGroup,
+          consumer: this.consumer,
+        })
+      : undefined;
   }
 }

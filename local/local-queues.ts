@@ -85,7 +85,13 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     region: LOCAL_REGION,
     accountId: LOCAL_ACCOUNT_ID,
     queues: [
-      { QueueName: DLQ_NAME, Attributes: attributes },
+      {
+        QueueName: DLQ_NAME,
+        Attributes: {
+          ...attributes,
+          MessageRetentionPeriod: QUEUE_SETTINGS.deadLetterRetentionPeriodSeconds,
+        },
+      },
       {
         QueueName: QUEUE_NAME,
         Attributes: {
@@ -104,7 +110,10 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
   let restored = 0;
   if (options.stateDir !== undefined) {
     if (options.fresh) QueueJournal.erase(options.stateDir);
-    const opened = QueueJournal.open(options.stateDir, QUEUE_SETTINGS.retentionPeriodSeconds);
+    const opened = QueueJournal.open(options.stateDir, {
+      [QUEUE_NAME]: QUEUE_SETTINGS.retentionPeriodSeconds,
+      [DLQ_NAME]: QUEUE_SETTINGS.deadLetterRetentionPeriodSeconds,
+    });
     journal = opened.journal;
     restored = restoreMessages(queues, opened.messages);
     for (const queue of queues) journalChanges(queue, opened.journal);

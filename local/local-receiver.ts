@@ -1,7 +1,12 @@
 import { ensureWebhookSecret, type LocalWebhookSecret } from '../devkit/dotenv.js';
 import { isLoopbackHost } from '../devkit/local-run.js';
 import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
-import { ARCHIVE_STREAM, type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
+import {
+  ARCHIVE_STREAM,
+  ENDPOINT_DIRECTORY_SECRET_ID,
+  type EndpointsConfig,
+  loadConfig,
+} from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { createHandler } from '../lambda/receiver/handler.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
@@ -73,6 +78,7 @@ const SECRETS_MANAGER_SETTINGS = [
   'SECRET_ID',
   'ENDPOINT_SECRET_IDS',
   'ENDPOINT_SECRET_JSON_FIELDS',
+  ENDPOINT_DIRECTORY_SECRET_ID,
 ];
 
 /**

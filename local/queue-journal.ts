@@ -50,19 +50,20 @@ export class QueueJournal {
 
   /**
    * Opens the journal in `dir` (created when missing) and returns the messages it holds, dropping
-   * those older than `retentionSeconds`. The journal is rewritten to just those messages first
+   * those older than their queue's retention (`retentionSeconds` by queue name; a moved message
+   * keeps its first `sentTimestamp`, as in SQS). The journal is rewritten to just those messages first
    * (written aside, flushed, then renamed over the old one), so it never grows past one run's
    * traffic. A line cut short by a crash (the only line not yet flushed) is skipped.
    */
   static open(
     dir: string,
-    retentionSeconds: number,
+    retentionSeconds: Readonly<Record<string, number>>,
   ): { journal: QueueJournal; messages: StoredMessage[] } {
     mkdirSync(dir, { recursive: true });
     const path = join(dir, JOURNAL_FILE);
-    const oldest = Date.now() - retentionSeconds * 1000;
+    const now = Date.now();
     const messages = [...replay(readLines(path)).values()].filter(
-      (message) => message.sentTimestamp >= oldest,
+      (message) => message.sentTimestamp >= now - (retentionSeconds[message.queueName] ?? 0) * 1000,
     );
     const compacted = `${path}.tmp`;
     const fd = openSync(compacted, 'w');

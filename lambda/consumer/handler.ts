@@ -11,6 +11,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { WebhookReceiverError } from '../core/errors.js';
 import { endpointOf, parseBookingEvent } from './booking-event.js';
 import type { ConsumerConfig } from './config.js';
+import { CONSUMER_METRIC_NAMES } from './metric-names.js';
 import type { ProcessBooking } from './process-booking.js';
 import {
   type Deduplicator,
@@ -26,7 +27,7 @@ export class InvalidBookingEventError extends WebhookReceiverError {}
 const BOOKED = 'event_booked';
 
 /** Metric counted for each record acknowledged without processing: its event is not {@link BOOKED}. */
-export const SKIPPED_METRIC = 'EventSkipped';
+export const SKIPPED_METRIC = CONSUMER_METRIC_NAMES.eventSkipped;
 
 /** The consumer's Lambda handler. */
 export type ConsumerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -37,7 +38,8 @@ export type ConsumerHandler = (event: SQSEvent, context: Context) => Promise<SQS
  * and, after the queue's `maxReceiveCount`, moved to the dead-letter queue. Records of other
  * event types (queued when `FORWARD_EVENTS` is `*`) are acknowledged unprocessed, logged and
  * counted as {@link SKIPPED_METRIC}. On a FIFO queue processing stops at the first failure and
- * the rest of the batch is reported failed too, to keep the order.
+ * the rest of the batch is reported failed too, to keep the order. Records that failed are
+ * counted in `RecordFailed`, copies acknowledged as duplicates in `DuplicateSkipped`.
  *
  * With `config.idempotency`, each booking is processed once per delivery key within the TTL
  * (Powertools Idempotency on DynamoDB): a copy already processed is acknowledged without calling
@@ -63,7 +65,11 @@ export function createConsumerHandler(
     logger.warn('IDEMPOTENCY_TABLE is not set: duplicate deliveries are not suppressed');
   }
 
-  async function handleRecord(record: SQSRecord, runOnce: RunOnce | undefined): Promise<void> {
+  async function handleRecord(
+    record: SQSRecord,
+    runOnce: RunOnce | undefined,
+    counts: BatchCounts,
+  ): Promise<void> {
     const eventType = eventTypeOf(record);
     // With FORWARD_EVENTS=* the queue also carries other events. Failing them would retry each 5
     // times and fill the DLQ with valid webhooks; they are acknowledged, logged and counted.
@@ -72,7 +78,7 @@ export function createConsumerHandler(
         event_type: eventType.slice(0, 100),
         message_id: record.messageId,
       });
-      metrics.addMetric(SKIPPED_METRIC, MetricUnit.Count, 1);
+      counts.eventSkipped += 1;
       return;
     }
     try {
@@ -90,6 +96,7 @@ export function createConsumerHandler(
           dedup_key: key.dedupKey,
           message_id: record.messageId,
         });
+        counts.duplicateSkipped += 1;
       }
     } catch (error) {
       // Logged here, where the message id is known; rethrown so the batch reports the record.
@@ -102,6 +109,7 @@ export function createConsumerHandler(
           message_id: record.messageId,
           error,
         });
+        counts.recordFailed += 1;
       }
       throw error;
     }
@@ -112,10 +120,11 @@ export function createConsumerHandler(
     const fifo = event.Records[0]?.eventSourceARN.endsWith('.fifo') ?? false;
     const processor = fifo ? new SqsFifoPartialProcessorAsync() : new BatchProcessor(EventType.SQS);
     const runOnce = deduplicator?.forBatch(context);
+    const counts: BatchCounts = { eventSkipped: 0, duplicateSkipped: 0, recordFailed: 0 };
     try {
       return await processPartialResponse(
         event,
-        (record: SQSRecord) => handleRecord(record, runOnce),
+        (record: SQSRecord) => handleRecord(record, runOnce, counts),
         processor,
         {
           context,
@@ -124,11 +133,19 @@ export function createConsumerHandler(
         },
       );
     } finally {
-      // Only skips are counted; an empty publish would log a warning on every batch.
+      // One value per metric and batch; a batch with nothing to count publishes nothing (an
+      // empty publish would log a warning on every batch).
+      for (const [key, count] of Object.entries(counts)) {
+        const name = CONSUMER_METRIC_NAMES[key as keyof BatchCounts];
+        if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+      }
       if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     }
   };
 }
+
+/** What one batch counts, published once per batch under {@link CONSUMER_METRIC_NAMES}. */
+type BatchCounts = Record<keyof typeof CONSUMER_METRIC_NAMES, number>;
 
 /**
  * The record's event type: the receiver's `event` attribute, else the body's `event` field (for

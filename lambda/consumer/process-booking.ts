@@ -13,7 +13,8 @@ export type ProcessBooking = (
  * The example's processing step: REPLACE IT WITH YOURS. It runs once per booking: with
  * `IDEMPOTENCY_TABLE` set, a copy of a booking processed within the TTL is acknowledged without
  * calling it, and when it throws, no record is kept, so SQS's retry calls it again. It logs
- * identifiers only; the booking's `data.user` is personal data.
+ * identifiers only (the booking id next to the receiver's `request_id`); the booking's
+ * `data.user` is personal data.
  *
  * @param booking - the parsed event
  * @param record - the SQS record it came from
@@ -26,5 +27,7 @@ export const processBooking: ProcessBooking = async (booking, record, logger) =>
     session_start: booking.data.session_start,
     dedup_key: record.messageAttributes.dedup_key?.stringValue,
     message_id: record.messageId,
+    // The front door's request id: follows the delivery from the API access log to here.
+    request_id: record.messageAttributes.request_id?.stringValue,
   });
 };

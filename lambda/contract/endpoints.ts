@@ -78,6 +78,16 @@ export const STACK_OUTPUTS = {
   deadLetterQueueUrl: 'DeadLetterQueueUrl',
   /** The bucket of archived calls, when the stack keeps an archive (`archive`). */
   archiveBucketName: 'ArchiveBucketName',
+  /**
+   * With more endpoints than outputs: the URL every endpoint's URL starts with
+   * (`<prefix>/<name>`), in place of the `WebhookUrl<Name>` outputs.
+   */
+  endpointUrlPrefix: 'EndpointUrlPrefix',
+  /**
+   * With more endpoints than outputs: the ARN of the endpoint directory, the secret listing each
+   * endpoint's secret ARN, in place of the `SecretArn<Name>` outputs.
+   */
+  endpointDirectoryArn: 'EndpointDirectoryArn',
 } as const;
 
 /**
@@ -94,16 +104,42 @@ export function endpointOutputKey(
   return `${output}${endpointIdSuffix(name)}`;
 }
 
-/** The CDK context key prefix that imports an endpoint's secret: `secretArn.<name>`. */
-export const ENDPOINT_SECRET_CONTEXT_PREFIX = 'secretArn.';
+/**
+ * The CDK context keys set per endpoint, each also a key of the single endpoint: `secretArn.<name>`
+ * imports the endpoint's secret, `secretKmsKeyArn.<name>` names the customer managed KMS key that
+ * encrypts it.
+ */
+export const ENDPOINT_CONTEXT_PROPS = ['secretArn', 'secretKmsKeyArn'] as const;
+
+/** Between a per-endpoint context key's setting and its endpoint name, which has no dot. */
+const ENDPOINT_CONTEXT_SEPARATOR = '.';
+
+/** One of {@link ENDPOINT_CONTEXT_PROPS}. */
+export type EndpointContextProp = (typeof ENDPOINT_CONTEXT_PROPS)[number];
 
 /**
- * The CDK context key importing endpoint `name`'s secret: `secretArn.<name>`.
+ * The CDK context key of setting `prop` for endpoint `name`: `<prop>.<name>`
+ * (`secretArn.eu-west`).
  *
+ * @param prop - the setting, as the single endpoint's context key
  * @param name - a valid endpoint name
  */
-export function endpointSecretContextKey(name: string): string {
-  return `${ENDPOINT_SECRET_CONTEXT_PREFIX}${name}`;
+export function endpointContextKey(prop: EndpointContextProp, name: string): string {
+  return `${prop}${ENDPOINT_CONTEXT_SEPARATOR}${name}`;
+}
+
+/**
+ * The setting and endpoint a per-endpoint context key names (`secretArn.eu` -> `secretArn`, `eu`),
+ * or `undefined` for any other key, so a key naming no endpoint can be refused by name.
+ *
+ * @param key - a CDK context key
+ */
+export function parseEndpointContextKey(
+  key: string,
+): { readonly prop: EndpointContextProp; readonly name: string } | undefined {
+  const at = key.indexOf(ENDPOINT_CONTEXT_SEPARATOR);
+  const prop = ENDPOINT_CONTEXT_PROPS.find((candidate) => candidate === key.slice(0, at));
+  return at < 0 || prop === undefined ? undefined : { prop, name: key.slice(at + 1) };
 }
 
 /** The local run's variable holding the single endpoint's key. */

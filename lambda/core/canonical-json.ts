@@ -1,5 +1,9 @@
-/** Outcome of {@link squashJson}. */
-export type SquashResult = { ok: true; text: string } | { ok: false };
+/**
+ * Outcome of {@link squashJson}. `ascii` says the text is all ASCII, found on the way: its UTF-8
+ * bytes are then its Latin-1 bytes, which Node writes without the UTF-8 encoding pass that costs
+ * about as much as hashing them.
+ */
+export type SquashResult = { ok: true; text: string; ascii: boolean } | { ok: false };
 
 // Character codes the tokenizer compares against.
 const TAB = 0x09;
@@ -30,8 +34,15 @@ const CLOSE_BRACE = 0x7d;
 // escapes. Written as runs between escapes, so there is only one way to match a text and a
 // failed match backtracks linearly. The escapes per match are bounded so that the engine's
 // backtracking stack stays small whatever the input; a string with more is matched in parts.
-const STRING_CONTENT = String.raw`[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*){0,1024}`;
+const stringContent = (plain: string): string =>
+  String.raw`${plain}*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})${plain}*){0,1024}`;
+const STRING_CONTENT = stringContent(String.raw`[^"\\\u0000-\u001f]`);
 const STRING_CONTENT_RUN = new RegExp(STRING_CONTENT, 'y');
+// The same with only ASCII characters between escapes: a match proves the string ASCII, and a
+// non-ASCII character stops it like an invalid one, to be crossed by STRING_CONTENT_RUN.
+const ASCII_STRING_CONTENT = stringContent(String.raw`[\u0020\u0021\u0023-\u005b\u005d-\u007f]`);
+const ASCII_STRING_CONTENT_RUN = new RegExp(ASCII_STRING_CONTENT, 'y');
+const LAST_ASCII = 0x7f;
 
 // A native shortcut runs before the tokenizer, for texts up to COMPACT_MAX_LENGTH characters.
 // Beyond that length it is skipped: the regular-expression engine's backtracking stack grows
@@ -55,17 +66,30 @@ const COMPACT_MAX_LENGTH = 1 << 20;
 // that at depth 4. A deeper compact body is read by the tokenizer instead, correctly and at the
 // speed it had before this shortcut.
 const COMPACT_DEPTH = 3;
-const COMPACT_STRING = `"${STRING_CONTENT}"`;
-const COMPACT_SCALAR = String.raw`(?:${COMPACT_STRING}|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)`;
-const COMPACT_DOCUMENT = new RegExp(`^${compactValue(COMPACT_DEPTH)}$`);
+const COMPACT_NUMBER_OR_LITERAL = String.raw`-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null`;
+// Tried first: a match also proves the text ASCII, which the sender most likely writes (PHP's
+// json_encode escapes everything else), so the hash can skip the UTF-8 encoding pass. A failed
+// match costs about a pass over the text up to the failure (the engine gives back every run it
+// matched), so a text whose first ASCII_PROBE_LENGTH characters already hold a non-ASCII one
+// goes straight to the general form: the envelope (event, source, the booking's name) comes first.
+const COMPACT_ASCII_DOCUMENT = compactDocument(`"${ASCII_STRING_CONTENT}"`);
+const COMPACT_DOCUMENT = compactDocument(`"${STRING_CONTENT}"`);
+const ASCII_PROBE_LENGTH = 256;
+const NON_ASCII = /[\u0080-\uffff]/;
+
+function compactDocument(string: string): RegExp {
+  return new RegExp(
+    `^${compactValue(string, `(?:${string}|${COMPACT_NUMBER_OR_LITERAL})`, COMPACT_DEPTH)}$`,
+  );
+}
 
 /** A value nested at most `depth` containers deep; a `,` must be followed by another entry. */
-function compactValue(depth: number): string {
-  if (depth === 0) return COMPACT_SCALAR;
-  const inner = compactValue(depth - 1);
-  const object = String.raw`\{(?:${COMPACT_STRING}:${inner}(?:,(?=")|(?=\})))*\}`;
+function compactValue(string: string, scalar: string, depth: number): string {
+  if (depth === 0) return scalar;
+  const inner = compactValue(string, scalar, depth - 1);
+  const object = String.raw`\{(?:${string}:${inner}(?:,(?=")|(?=\})))*\}`;
   const array = String.raw`\[(?:${inner}(?:,(?!\])|(?=\])))*\]`;
-  return `(?:${COMPACT_SCALAR}|${object}|${array})`;
+  return `(?:${scalar}|${object}|${array})`;
 }
 
 /**
@@ -85,13 +109,25 @@ function compactValue(depth: number): string {
  *   `{ ok: false }` when it is not a single JSON value.
  */
 export function squashJson(text: string): SquashResult {
-  if (text.length <= COMPACT_MAX_LENGTH && COMPACT_DOCUMENT.test(text)) return { ok: true, text };
+  // A character at or below U+0020 among the first two is whitespace between tokens in all but a
+  // top-level string starting with a space: a pretty-printed text skips both forms, which would
+  // fail, and goes straight to the tokenizer, which reads every text correctly anyway.
+  const compact =
+    text.length <= COMPACT_MAX_LENGTH &&
+    !(text.charCodeAt(0) <= SPACE || text.charCodeAt(1) <= SPACE);
+  if (compact) {
+    const probablyAscii = !NON_ASCII.test(text.slice(0, ASCII_PROBE_LENGTH));
+    if (probablyAscii && COMPACT_ASCII_DOCUMENT.test(text)) return { ok: true, text, ascii: true };
+    if (COMPACT_DOCUMENT.test(text)) return { ok: true, text, ascii: false };
+  }
   // Pretty-printed, deep, very long or invalid texts: the tokenizer has the last word. (A native
   // shortcut for pretty-printed texts, removing whitespace at token edges with one replace and
   // checking the result with COMPACT_DOCUMENT, was slower than the tokenizer: `npm run bench`,
   // 64 KB pretty ASCII, 2.2x against 1.6x the HMAC.)
   const squasher = new Squasher(text);
-  return squasher.readDocument() ? { ok: true, text: squasher.squashed() } : { ok: false };
+  return squasher.readDocument()
+    ? { ok: true, text: squasher.squashed(), ascii: squasher.ascii }
+    : { ok: false };
 }
 
 /**
@@ -110,6 +146,8 @@ class Squasher {
   // Text before `keptFrom` is already squashed into `head`; -1 until whitespace is first dropped.
   private head = '';
   private keptFrom = -1;
+  /** Whether every string read so far is ASCII (outside strings, valid JSON is ASCII anyway). */
+  ascii = true;
 
   constructor(text: string) {
     this.text = text;
@@ -181,13 +219,20 @@ class Squasher {
     const text = this.text;
     let from = this.position + 1;
     for (;;) {
-      STRING_CONTENT_RUN.lastIndex = from;
-      STRING_CONTENT_RUN.test(text);
-      const stop = STRING_CONTENT_RUN.lastIndex;
+      // ASCII runs until a non-ASCII character turns up; the general runs from there on.
+      const run = this.ascii ? ASCII_STRING_CONTENT_RUN : STRING_CONTENT_RUN;
+      run.lastIndex = from;
+      run.test(text);
+      const stop = run.lastIndex;
       const code = text.charCodeAt(stop);
       if (code === QUOTE) {
         this.position = stop + 1;
         return true;
+      }
+      if (code > LAST_ASCII && this.ascii) {
+        this.ascii = false;
+        from = stop;
+        continue;
       }
       // Stopped at a backslash after some progress: the bound on escapes per match was reached.
       // Anything else is a raw control character, an invalid escape or the end of the text.

@@ -5,7 +5,7 @@ import {
   type SignatureHeader,
   splitSignatureGroups,
 } from './signature-header.js';
-import { assertUsableKey, readBody, signedTextDigest } from './signed-text.js';
+import { assertUsableKey, type ReceivedBody, readBody, signedTextDigest } from './signed-text.js';
 
 /** How far `t` may be from the clock, either way, unless the caller says otherwise. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -119,30 +119,41 @@ export function verifySignature(input: VerifySignatureInput): VerifyResult {
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   assertUsableInput(keys, now, tolerance);
 
-  let body: PreparedBody | undefined;
+  const state: CheckState = { input, tolerance, body: undefined };
+  if (typeof input.header === 'string') {
+    // A header that parses whole has a single `t`, so it is its only group: parsed once.
+    const whole = parseSignatureHeader(input.header);
+    if (whole.ok) return checkGroup(state, whole.header);
+  }
   let worst: VerifyFailure = { ok: false, reason: 'missing_header' };
   for (const group of signatureGroups(input.header)) {
     const parsed = parseSignatureHeader(group);
-    let result: VerifyResult;
-    if (!parsed.ok) {
-      result = parsed;
-    } else {
-      const { timestamp } = parsed.header;
-      if (now - timestamp > tolerance)
-        result = { ok: false, reason: 'timestamp_too_old', timestamp };
-      else if (timestamp - now > tolerance) {
-        result = { ok: false, reason: 'timestamp_in_future', timestamp };
-      } else if (input.body === undefined) {
-        result = { ok: false, reason: 'signature_mismatch', timestamp };
-      } else {
-        body ??= prepareBody(input.body);
-        result = verifyGroup(body, keys, parsed.header);
-      }
-    }
+    const result = parsed.ok ? checkGroup(state, parsed.header) : parsed;
     if (result.ok) return result;
     if (FAILURE_RANK[result.reason] >= FAILURE_RANK[worst.reason]) worst = result;
   }
   return worst;
+}
+
+/** What the groups of one call share: the input, and the body once a group needed it. */
+interface CheckState {
+  readonly input: VerifySignatureInput;
+  readonly tolerance: number;
+  body: PreparedBody | undefined;
+}
+
+/** One parsed group: its timestamp window, then its signatures against the body. */
+function checkGroup(state: CheckState, header: SignatureHeader): VerifyResult {
+  const { input, tolerance } = state;
+  const { timestamp } = header;
+  if (input.now - timestamp > tolerance)
+    return { ok: false, reason: 'timestamp_too_old', timestamp };
+  if (timestamp - input.now > tolerance) {
+    return { ok: false, reason: 'timestamp_in_future', timestamp };
+  }
+  if (input.body === undefined) return { ok: false, reason: 'signature_mismatch', timestamp };
+  state.body ??= prepareBody(input.body);
+  return verifyGroup(state.body, input.keys, header);
 }
 
 /** Every `t` group of every copy of the header; one header, as usually sent, without a flatMap. */
@@ -155,15 +166,22 @@ function signatureGroups(header: string | readonly string[] | undefined): readon
 interface PreparedBody {
   /** The body exactly as given, hashed as it is when it is not JSON. */
   readonly raw: string | Uint8Array;
-  readonly received: ReturnType<typeof readBody>;
+  readonly received: ReceivedBody;
   /** The squashed body; `undefined` when the body is not a single JSON value. */
   readonly canonicalBody: string | undefined;
+  /**
+   * How the squashed body and its slash variants turn into bytes: `'latin1'` when it is all ASCII
+   * (see {@link ReceivedBody.encoding}), as squashing finds out for a string body on the way.
+   */
+  readonly encoding: ReceivedBody['encoding'];
 }
 
 function prepareBody(body: string | Uint8Array): PreparedBody {
   const received = readBody(body);
   const squashed = squashJson(received.text);
-  return { raw: body, received, canonicalBody: squashed.ok ? squashed.text : undefined };
+  if (!squashed.ok) return { raw: body, received, canonicalBody: undefined, encoding: 'utf8' };
+  const encoding = squashed.ascii ? 'latin1' : received.encoding;
+  return { raw: body, received, canonicalBody: squashed.text, encoding };
 }
 
 function verifyGroup(
@@ -172,8 +190,8 @@ function verifyGroup(
   header: SignatureHeader,
 ): VerifyResult {
   const { timestamp, timestampText, signatures } = header;
-  const { raw, received, canonicalBody } = body;
-  const { bytes, encoding } = received;
+  const { raw, received, canonicalBody, encoding } = body;
+  const { bytes } = received;
   if (canonicalBody === undefined) {
     // Not JSON: only a signature over the exact bytes makes this a signed (if unusable) body.
     const signed = findMatchingKey(keys, timestampText, raw, 'utf8', signatures);

@@ -34,7 +34,8 @@ const MAX_LOGGED_KEYS = 20;
  * repeated header (v1 `multiValueHeaders`; v2 and function URLs join copies with commas, which
  * the verifier splits), and the body in the form it arrived: the text itself (API Gateway and
  * function URLs pass a UTF-8 body as a string, which the verifier hashes as it is), or the bytes
- * decoded once when the front door base64-encoded it (`undefined` when that base64 is invalid). An event of any other kind (`{}`, the console's
+ * decoded once when the front door base64-encoded it (`undefined` when that base64 is invalid),
+ * and the front door's request id (`requestContext.requestId`). An event of any other kind (`{}`, the console's
  * test event, S3 or SQS records) is refused, never thrown on.
  *
  * @param event - whatever Lambda was invoked with
@@ -59,7 +60,16 @@ export function requestFromEvent(event: unknown): RequestFromEventResult {
     for (const [name, value] of Object.entries(proxy.headers ?? {})) addCopy(headers, name, value);
   }
   const body = requestBody(proxy.body ?? '', proxy.isBase64Encoded === true);
-  return { ok: true, request: { method: method.toUpperCase(), headers, body } };
+  const requestId = apiRequestId(proxy);
+  return {
+    ok: true,
+    request: {
+      method: method.toUpperCase(),
+      headers,
+      body,
+      ...(typeof requestId === 'string' ? { requestId } : {}),
+    },
+  };
 }
 
 /** Adds one copy of a header under its lower-case name; a repeated header keeps every copy. */

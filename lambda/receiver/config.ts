@@ -35,7 +35,13 @@ export type EndpointsConfig =
    * `ENDPOINT_SECRET_IDS`: named endpoints, each served at `/webhook/<name>` with a key ring of
    * its own.
    */
-  | { readonly kind: 'named'; readonly keySources: ReadonlyMap<string, KeySourceConfig> };
+  | { readonly kind: 'named'; readonly keySources: ReadonlyMap<string, KeySourceConfig> }
+  /**
+   * `ENDPOINT_DIRECTORY_SECRET_ID`: named endpoints as above, listed in a Secrets Manager secret
+   * (the endpoint directory, {@link parseEndpointDirectory}) read on the first call, so that
+   * their number is not bounded by Lambda's 4 KB of environment.
+   */
+  | { readonly kind: 'directory'; readonly secretId: string };
 
 /** The receiver's validated configuration (see the README's configuration table). */
 export interface ReceiverConfig {
@@ -133,10 +139,25 @@ export function readVariable(env: Environment, name: string): string | undefined
   return value ? value : undefined;
 }
 
+/**
+ * The variable naming the endpoint directory: the Secrets Manager secret (name or ARN) listing the
+ * named endpoints and their secrets, which the construct writes in place of `ENDPOINT_SECRET_IDS`.
+ */
+export const ENDPOINT_DIRECTORY_SECRET_ID = 'ENDPOINT_DIRECTORY_SECRET_ID';
+
+/**
+ * A digest of the directory's content the construct sets beside
+ * {@link ENDPOINT_DIRECTORY_SECRET_ID}. The receiver does not read it: a deploy that changes the
+ * directory changes this variable, so Lambda starts new environments, which read the new directory
+ * (one already running keeps the directory it read).
+ */
+export const ENDPOINT_DIRECTORY_VERSION = 'ENDPOINT_DIRECTORY_VERSION';
+
 function endpointsFrom(env: Environment): EndpointsConfig {
   const secretId = readVariable(env, 'SECRET_ID');
   const key = readVariable(env, LOCAL_KEY_VARIABLE);
   const endpointSecretIds = readVariable(env, 'ENDPOINT_SECRET_IDS');
+  const directory = readVariable(env, ENDPOINT_DIRECTORY_SECRET_ID);
   // Two key settings at once is most likely one setting leaking into another deployment (a local
   // key, or the single endpoint's secret next to the named ones): refuse rather than guess.
   if (secretId !== undefined && key !== undefined) {
@@ -144,15 +165,40 @@ function endpointsFrom(env: Environment): EndpointsConfig {
       'SECRET_ID and WEBHOOK_SECRET are both set: set SECRET_ID in AWS, or WEBHOOK_SECRET for local runs, not both',
     );
   }
-  if (endpointSecretIds !== undefined) {
+  const named = directory === undefined ? 'ENDPOINT_SECRET_IDS' : ENDPOINT_DIRECTORY_SECRET_ID;
+  if (endpointSecretIds !== undefined || directory !== undefined) {
     const other =
-      secretId === undefined ? (key === undefined ? undefined : LOCAL_KEY_VARIABLE) : 'SECRET_ID';
+      directory !== undefined && endpointSecretIds !== undefined
+        ? 'ENDPOINT_SECRET_IDS'
+        : secretId === undefined
+          ? key === undefined
+            ? undefined
+            : LOCAL_KEY_VARIABLE
+          : 'SECRET_ID';
     if (other !== undefined) {
       throw new ConfigError(
-        `${other} and ENDPOINT_SECRET_IDS are both set: set ${other} for the single endpoint (/webhook), or ENDPOINT_SECRET_IDS for named endpoints (/webhook/<name>), not both`,
+        other === 'ENDPOINT_SECRET_IDS'
+          ? `ENDPOINT_SECRET_IDS and ${ENDPOINT_DIRECTORY_SECRET_ID} are both set: list the named endpoints in one of them`
+          : `${other} and ${named} are both set: set ${other} for the single endpoint (/webhook), or ${named} for named endpoints (/webhook/<name>), not both`,
       );
     }
-    return { kind: 'named', keySources: endpointKeySources(env, endpointSecretIds) };
+  }
+  if (directory !== undefined) {
+    if (readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS') !== undefined) {
+      throw new ConfigError(
+        `ENDPOINT_SECRET_JSON_FIELDS is set with ${ENDPOINT_DIRECTORY_SECRET_ID}: the directory holds the JSON fields`,
+      );
+    }
+    return { kind: 'directory', secretId: directory };
+  }
+  if (endpointSecretIds !== undefined) {
+    return {
+      kind: 'named',
+      keySources: endpointKeySources(
+        { variable: 'ENDPOINT_SECRET_IDS', text: endpointSecretIds },
+        readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS'),
+      ),
+    };
   }
   if (readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS') !== undefined) {
     throw new ConfigError('ENDPOINT_SECRET_JSON_FIELDS is set without ENDPOINT_SECRET_IDS');
@@ -166,28 +212,63 @@ function endpointsFrom(env: Environment): EndpointsConfig {
 }
 
 /**
- * `ENDPOINT_SECRET_IDS` (endpoint name -> Secrets Manager name or ARN) with each endpoint's
- * `ENDPOINT_SECRET_JSON_FIELDS` entry, if any.
+ * The content of the endpoint directory ({@link ENDPOINT_DIRECTORY_SECRET_ID}): the JSON object
+ * `{ "secretIds": { <name>: <secret ARN> }, "jsonFields"?: { <name>: <field> } }`, the two maps
+ * `ENDPOINT_SECRET_IDS` and `ENDPOINT_SECRET_JSON_FIELDS` hold when set as variables.
+ */
+export interface EndpointDirectory {
+  readonly secretIds: Readonly<Record<string, string>>;
+  readonly jsonFields?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Reads the endpoint directory's `SecretString` with the rules of `ENDPOINT_SECRET_IDS` and
+ * `ENDPOINT_SECRET_JSON_FIELDS`.
+ *
+ * @param text - the directory secret's value
+ * @throws {ConfigError} naming the directory and what is wrong in it
+ */
+export function parseEndpointDirectory(text: string): ReadonlyMap<string, KeySourceConfig> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const { secretIds, jsonFields } = (value ?? {}) as Partial<
+    Record<keyof EndpointDirectory, unknown>
+  >;
+  const variable = `the endpoint directory (${ENDPOINT_DIRECTORY_SECRET_ID})`;
+  return endpointKeySources(
+    { variable: `${variable} secretIds`, text: JSON.stringify(secretIds ?? null) },
+    jsonFields === undefined ? undefined : JSON.stringify(jsonFields),
+    `${variable} jsonFields`,
+  );
+}
+
+/**
+ * Endpoint name -> Secrets Manager name or ARN (`ENDPOINT_SECRET_IDS`, or the directory's
+ * `secretIds`) with each endpoint's JSON field (`ENDPOINT_SECRET_JSON_FIELDS`, or `jsonFields`),
+ * if any.
  */
 function endpointKeySources(
-  env: Environment,
-  secretIdsText: string,
+  secretIdsSetting: { readonly variable: string; readonly text: string },
+  fieldsText: string | undefined,
+  fieldsVariable = 'ENDPOINT_SECRET_JSON_FIELDS',
 ): ReadonlyMap<string, KeySourceConfig> {
-  const secretIds = textMapFrom('ENDPOINT_SECRET_IDS', secretIdsText, 'secret id');
+  const { variable, text: secretIdsText } = secretIdsSetting;
+  const secretIds = textMapFrom(variable, secretIdsText, 'secret id');
   if (secretIds.size === 0) {
-    throw new ConfigError(
-      `ENDPOINT_SECRET_IDS must name at least one endpoint, got '${secretIdsText}'`,
-    );
+    throw new ConfigError(`${variable} must name at least one endpoint, got '${secretIdsText}'`);
   }
-  const fieldsText = readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS');
   const jsonFields =
     fieldsText === undefined
       ? new Map<string, string>()
-      : textMapFrom('ENDPOINT_SECRET_JSON_FIELDS', fieldsText, 'JSON field');
+      : textMapFrom(fieldsVariable, fieldsText, 'JSON field');
   for (const name of jsonFields.keys()) {
     if (!secretIds.has(name)) {
       throw new ConfigError(
-        `ENDPOINT_SECRET_JSON_FIELDS names endpoint '${name}', which ENDPOINT_SECRET_IDS does not`,
+        `${fieldsVariable} names endpoint '${name}', which ${variable} does not`,
       );
     }
   }

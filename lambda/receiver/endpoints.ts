@@ -1,7 +1,13 @@
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { isEndpointName } from '../contract/endpoints.js';
 import type { ApiGatewayEvent, ApiGatewayResponse } from './api-gateway.js';
-import type { KeySourceConfig, ReceiverConfig } from './config.js';
-import type { ReceiveRequest } from './decision/receive.js';
+import {
+  ConfigError,
+  type KeySourceConfig,
+  parseEndpointDirectory,
+  type ReceiverConfig,
+} from './config.js';
+import { KeyLoadError, type ReceiveRequest } from './decision/receive.js';
 import {
   CachedKeyRing,
   type DeadlineKeySource,
@@ -10,6 +16,7 @@ import {
 } from './key-ring.js';
 import {
   type Observability,
+  recordKeyLoaded,
   recordKeyLoadFailure,
   recordSkippedKeyVersion,
 } from './observability.js';
@@ -31,7 +38,11 @@ export interface EndpointRouter {
    * @param event - the proxy event, for its path
    * @param request - the request read from it
    */
-  route(event: ApiGatewayEvent, request: ReceiveRequest): EndpointRoute | undefined;
+  route(
+    event: ApiGatewayEvent,
+    request: ReceiveRequest,
+    deadlineAt?: number,
+  ): Promise<EndpointRoute | undefined>;
 }
 
 /** What {@link endpointRouter} needs besides the configuration. */
@@ -62,23 +73,105 @@ export function endpointRouter(
   const { endpoints } = config;
   if (endpoints.kind === 'single') {
     const keys = keyRingFor(endpoints.keySource, undefined, config, dependencies);
-    return { route: (_event, request) => ({ request, keys }) };
+    return { route: async (_event, request) => ({ request, keys }) };
   }
   const rings = new Map<string, DeadlineKeySource>();
+  const routeNamed = (
+    keySources: ReadonlyMap<string, KeySourceConfig>,
+    name: string,
+    request: ReceiveRequest,
+  ): EndpointRoute | undefined => {
+    const source = keySources.get(name);
+    if (source === undefined) return undefined;
+    let keys = rings.get(name);
+    if (keys === undefined) {
+      keys = keyRingFor(source, name, config, dependencies);
+      rings.set(name, keys);
+    }
+    return { request: { ...request, endpoint: name }, keys };
+  };
+  if (endpoints.kind === 'named') {
+    return {
+      route: async (event, request) => {
+        const name = endpointNameFromPath(requestPath(event));
+        return name === undefined ? undefined : routeNamed(endpoints.keySources, name, request);
+      },
+    };
+  }
+  const directory = endpointDirectoryLoader(endpoints.secretId, dependencies);
   return {
-    route(event, request) {
+    async route(event, request, deadlineAt) {
       const name = endpointNameFromPath(requestPath(event));
-      const source = name === undefined ? undefined : endpoints.keySources.get(name);
-      if (name === undefined || source === undefined) return undefined;
-      let keys = rings.get(name);
-      if (keys === undefined) {
-        keys = keyRingFor(source, name, config, dependencies);
-        rings.set(name, keys);
+      // A path that cannot name an endpoint is answered 404 without loading the directory.
+      if (name === undefined || !isEndpointName(name)) return undefined;
+      const keySources = await directory(deadlineAt);
+      if (keySources instanceof KeyLoadError) {
+        // Keys that cannot be known: the call is answered 503 keys_unavailable, as for its key.
+        const unavailable = () => Promise.reject(keySources);
+        const keys = { current: unavailable, refreshAfterMismatch: unavailable };
+        return { request: { ...request, endpoint: name }, keys };
       }
-      return { request: { ...request, endpoint: name }, keys };
+      return routeNamed(keySources, name, request);
     },
   };
 }
+
+/**
+ * Time after a failed directory load during which calls are answered 503 without trying again,
+ * as a key ring waits after a failed key load, so an outage is not met with a call per request.
+ */
+const DIRECTORY_RETRY_MS = 30_000;
+
+/**
+ * Reads the endpoint directory (`ENDPOINT_DIRECTORY_SECRET_ID`) once: a successful read is kept for
+ * the life of the environment (a deploy that changes the directory also changes
+ * `ENDPOINT_DIRECTORY_VERSION`, so it starts new environments). A failed or unreadable one is
+ * recorded as a key-load failure and returned as a {@link KeyLoadError} for
+ * {@link DIRECTORY_RETRY_MS}.
+ */
+function endpointDirectoryLoader(
+  secretId: string,
+  { secretsManagerClient, observability, now }: EndpointRouterDependencies,
+): (deadlineAt?: number) => Promise<ReadonlyMap<string, KeySourceConfig> | KeyLoadError> {
+  let loaded: ReadonlyMap<string, KeySourceConfig> | undefined;
+  let failed: { readonly error: KeyLoadError; readonly at: number } | undefined;
+  let loading: Promise<ReadonlyMap<string, KeySourceConfig> | KeyLoadError> | undefined;
+  const load = async (deadlineAt: number) => {
+    try {
+      const ms = Math.max(1, deadlineAt - now());
+      const { SecretString } = await secretsManagerClient().send(
+        new GetSecretValueCommand({ SecretId: secretId }),
+        { abortSignal: AbortSignal.timeout(ms), requestTimeout: ms },
+      );
+      loaded = parseEndpointDirectory(SecretString ?? '');
+      return loaded;
+    } catch (cause) {
+      const error = new KeyLoadError(
+        cause instanceof ConfigError
+          ? cause.message
+          : `GetSecretValue of the endpoint directory ${secretId} failed`,
+        { cause },
+      );
+      failed = { error, at: now() };
+      recordKeyLoadFailure(observability, error, false);
+      return error;
+    } finally {
+      loading = undefined;
+    }
+  };
+  return (deadlineAt = now() + DIRECTORY_DEADLINE_MS) => {
+    if (loaded !== undefined) return Promise.resolve(loaded);
+    if (failed !== undefined && now() - failed.at < DIRECTORY_RETRY_MS) {
+      return Promise.resolve(failed.error);
+    }
+    // Concurrent first calls of one environment share one read.
+    loading ??= load(deadlineAt);
+    return loading;
+  };
+}
+
+/** Upper bound of a directory read when the caller gives no deadline, as for a key load. */
+const DIRECTORY_DEADLINE_MS = 5000;
 
 /**
  * The request path as AWS documents it per payload: `rawPath` for HTTP API (payload 2.0) and
@@ -131,5 +224,6 @@ function keyRingFor(
     now,
     onLoadFailure: (error, usingStaleKeys) =>
       recordKeyLoadFailure(observability, error, usingStaleKeys, endpoint),
+    onLoaded: () => recordKeyLoaded(observability),
   });
 }

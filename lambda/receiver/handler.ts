@@ -141,15 +141,15 @@ export function createHandler(
         return responseFromOutcome(rejected(parsed.reason));
       }
       const proxy = event as ApiGatewayEvent;
-      const route = router.route(proxy, parsed.request);
-      if (route === undefined) {
-        recordUnknownEndpoint(observability, requestPath(proxy), apiRequestId(proxy));
-        return notFoundResponse();
-      }
       // Every dependency call of this invocation gives up in time to answer 503 before the
       // function times out.
       const receivedAtMs = now();
       const deadlineAt = receivedAtMs + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
+      const route = await router.route(proxy, parsed.request, deadlineAt);
+      if (route === undefined) {
+        recordUnknownEndpoint(observability, requestPath(proxy), apiRequestId(proxy));
+        return notFoundResponse();
+      }
       const ports = new InvocationPorts(route.keys, sink, now, deadlineAt);
       const outcome = await receive(route.request, config, ports);
       const { endpoint } = route.request;

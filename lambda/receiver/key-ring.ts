@@ -4,6 +4,7 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { LOCAL_KEY_VARIABLE } from '../contract/endpoints.js';
 import {
   type AcceptedKeys,
   acceptedKeysFrom,
@@ -39,6 +40,8 @@ export interface CachedKeyRingOptions {
   readonly now?: () => number;
   /** Told about every failed load, and whether the previous (stale) keys are still in use. */
   readonly onLoadFailure?: (error: KeyLoadError, usingStaleKeys: boolean) => void;
+  /** Told about every successful load (the dashboard shows loads beside failures). */
+  readonly onLoaded?: () => void;
 }
 
 /** A {@link KeySource} whose loads can be given a deadline (epoch milliseconds) per call. */
@@ -65,6 +68,7 @@ export class CachedKeyRing implements DeadlineKeySource {
   readonly #minReloadMs: number;
   readonly #now: () => number;
   readonly #onLoadFailure: ((error: KeyLoadError, usingStaleKeys: boolean) => void) | undefined;
+  readonly #onLoaded: (() => void) | undefined;
   #cached: { keys: AcceptedKeys; loadedAt: number } | undefined;
   #lastAttemptAt: number | undefined;
   #lastFailure: KeyLoadError | undefined;
@@ -80,6 +84,7 @@ export class CachedKeyRing implements DeadlineKeySource {
     this.#minReloadMs = (options.minReloadIntervalSeconds ?? 30) * 1000;
     this.#now = options.now ?? Date.now;
     this.#onLoadFailure = options.onLoadFailure;
+    this.#onLoaded = options.onLoaded;
   }
 
   /**
@@ -134,6 +139,7 @@ export class CachedKeyRing implements DeadlineKeySource {
       const keys = await this.#load(deadlineAt);
       this.#cached = { keys, loadedAt: this.#now() };
       this.#lastFailure = undefined;
+      this.#onLoaded?.();
       return keys;
     } catch (error) {
       const failure =
@@ -255,13 +261,16 @@ function absentWhenNotFound(error: unknown): undefined {
   throw error;
 }
 
+/** The stage of the one key of {@link staticKeySource}: the variable it comes from. */
+export const STATIC_KEY_STAGE = LOCAL_KEY_VARIABLE;
+
 /**
  * A fixed key from `WEBHOOK_SECRET`, for local runs: no rotation, nothing to reload.
  *
  * @param key - the key; surrounding whitespace is trimmed like a Secrets Manager value
  */
 export function staticKeySource(key: string): DeadlineKeySource {
-  const keys: AcceptedKeys = { keys: [key.trim()], labels: ['WEBHOOK_SECRET'] };
+  const keys: AcceptedKeys = { keys: [key.trim()], labels: [STATIC_KEY_STAGE] };
   return {
     current: () => Promise.resolve(keys),
     refreshAfterMismatch: () => Promise.resolve({ kind: 'unchanged' }),

@@ -7,12 +7,25 @@ export const METRIC_NAMES = {
   received: 'WebhookReceived',
   forwarded: 'WebhookForwarded',
   ignored: 'WebhookIgnored',
+  /**
+   * Calls whose signature verified (forwarded plus ignored): the sender is delivering. The
+   * silence alarms watch it, one metric rather than a sum that is missing when one part is.
+   */
+  verified: 'WebhookVerified',
   rejected: 'WebhookRejected',
   signatureRejected: 'SignatureRejected',
   /** Calls refused for a source address outside `ALLOWED_SOURCE_IPS` (never in SignatureRejected). */
   sourceNotAllowed: 'SourceNotAllowed',
+  /** A key set loaded from Secrets Manager (once per cache period and execution environment). */
+  keyLoaded: 'KeyLoaded',
   keyLoadFailure: 'KeyLoadFailure',
   queueSendFailure: 'QueueSendFailure',
   /** Archive records not taken within the write bound (the answer was sent all the same). */
   archiveWriteFailure: 'ArchiveWriteFailure',
 } as const;
+
+/**
+ * Dimension of the per-endpoint counts (`WebhookVerified`, `WebhookRejected`) a receiver serving
+ * named endpoints publishes beside its totals; its value is the endpoint name.
+ */
+export const ENDPOINT_DIMENSION = 'endpoint';

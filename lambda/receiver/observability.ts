@@ -2,7 +2,8 @@ import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SkippedVersion } from './decision/key-set.js';
 import type { KeyLoadError, ReceiveOutcome } from './decision/receive.js';
-import { METRIC_NAMES } from './metric-names.js';
+import { STATIC_KEY_STAGE } from './key-ring.js';
+import { ENDPOINT_DIMENSION, METRIC_NAMES } from './metric-names.js';
 import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
 /**
@@ -35,6 +36,21 @@ export interface PendingMetrics {
   stored: boolean;
   /** Epoch milliseconds of the last publication; -Infinity before the first. */
   publishedAt: number;
+  /**
+   * Counts per named endpoint (a receiver serving several), published beside the totals with an
+   * `endpoint` dimension: what the dashboard's per-endpoint widgets and the silence alarms read.
+   * At most one entry per configured endpoint: calls naming no endpoint are never counted here.
+   */
+  readonly endpoints: Map<string, EndpointCounts>;
+}
+
+/** The outcomes of one endpoint's calls since its last publication. */
+export interface EndpointCounts {
+  /** Queued or ignored: calls whose signature verified. */
+  verified: number;
+  rejected: number;
+  /** Epoch milliseconds of this endpoint's last publication; -Infinity before the first. */
+  publishedAt: number;
 }
 
 /**
@@ -57,6 +73,7 @@ export function createObservability(names: {
       ignored: 0,
       stored: false,
       publishedAt: Number.NEGATIVE_INFINITY,
+      endpoints: new Map(),
     },
     logLevel: logger.level,
   };
@@ -95,11 +112,16 @@ export function recordOutcome(
   call: CallContext,
 ): void {
   const { metrics, pending, logLevel } = observability;
+  if (call.endpoint !== undefined && outcome.kind !== 'unavailable') {
+    countForEndpoint(pending, call.endpoint, outcome.kind);
+  }
   switch (outcome.kind) {
     case 'queued':
       pending.received += 1;
       pending.forwarded += 1;
-      if (logLevel <= LogLevelThreshold.INFO) writeLine('INFO', 'Webhook queued', outcome, call);
+      // No message ("Webhook queued") and no status (200): `outcome: queued` says both. Queued
+      // calls are nearly every line, and CloudWatch Logs bills each byte; rejections keep both.
+      if (logLevel <= LogLevelThreshold.INFO) writeLine('INFO', undefined, outcome, call);
       return;
     case 'ignored':
       pending.received += 1;
@@ -146,11 +168,18 @@ export function recordOutcome(
  * @param nowMs - the clock, epoch milliseconds
  */
 export function publishMetrics({ metrics, pending }: Observability, nowMs: number): void {
-  if (!pending.stored && nowMs - pending.publishedAt < ACCEPTED_COUNTS_INTERVAL_MS) return;
+  const due = (publishedAt: number) => nowMs - publishedAt >= ACCEPTED_COUNTS_INTERVAL_MS;
+  // An endpoint's first call after a quiet minute is published at once, like the receiver's: a
+  // count held back and then lost with its environment would raise that endpoint's silence alarm.
+  const endpointDue = [...pending.endpoints.values()].some(
+    (counts) => due(counts.publishedAt) && counts.verified + counts.rejected > 0,
+  );
+  if (!pending.stored && !endpointDue && !due(pending.publishedAt)) return;
   const counts = [
     [METRIC_NAMES.received, pending.received],
     [METRIC_NAMES.forwarded, pending.forwarded],
     [METRIC_NAMES.ignored, pending.ignored],
+    [METRIC_NAMES.verified, pending.forwarded + pending.ignored],
   ] as const;
   for (const [name, count] of counts) {
     if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
@@ -159,6 +188,47 @@ export function publishMetrics({ metrics, pending }: Observability, nowMs: numbe
   Object.assign(pending, { received: 0, forwarded: 0, ignored: 0, stored: false });
   pending.publishedAt = nowMs;
   if (anything) metrics.publishStoredMetrics();
+  publishEndpointCounts(metrics, pending.endpoints, nowMs);
+}
+
+/** Adds one call's outcome to its endpoint's counts. */
+function countForEndpoint(
+  pending: PendingMetrics,
+  endpoint: string,
+  kind: 'queued' | 'ignored' | 'rejected',
+): void {
+  let counts = pending.endpoints.get(endpoint);
+  if (counts === undefined) {
+    counts = { verified: 0, rejected: 0, publishedAt: Number.NEGATIVE_INFINITY };
+    pending.endpoints.set(endpoint, counts);
+  }
+  if (kind === 'rejected') counts.rejected += 1;
+  else counts.verified += 1;
+}
+
+/**
+ * One EMF blob per endpoint with calls: its verified and rejected counts under the dimensions
+ * `service` and `endpoint` (two custom metrics per endpoint: each costs a monthly fee). The
+ * totals under `service` alone are published as before, so the alarms on them are unchanged.
+ */
+function publishEndpointCounts(
+  metrics: Metrics,
+  endpoints: Map<string, EndpointCounts>,
+  nowMs: number,
+): void {
+  for (const [endpoint, counts] of endpoints) {
+    const values = [
+      [METRIC_NAMES.verified, counts.verified],
+      [METRIC_NAMES.rejected, counts.rejected],
+    ] as const;
+    if (values.every(([, count]) => count === 0)) continue;
+    metrics.addDimension(ENDPOINT_DIMENSION, endpoint);
+    for (const [name, count] of values) {
+      if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+    }
+    metrics.publishStoredMetrics();
+    Object.assign(counts, { verified: 0, rejected: 0, publishedAt: nowMs });
+  }
 }
 
 /** Stores a count of one for the next publication, which then happens at once. */
@@ -172,7 +242,7 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
   const { details } = outcome;
   return {
     outcome: outcome.kind,
-    status: outcome.status,
+    ...(outcome.kind === 'queued' ? {} : { status: outcome.status }),
     ...('reason' in outcome ? { reason: outcome.reason } : {}),
     ...(call.apiRequestId === undefined ? {} : { api_request_id: call.apiRequestId }),
     ...endpointField(call.endpoint),
@@ -180,7 +250,7 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
     ...(details.timestampAgeSeconds === undefined
       ? {}
       : { timestamp_age_seconds: details.timestampAgeSeconds }),
-    ...(details.keyStage === undefined || details.keyStage === USUAL_KEY_STAGE
+    ...(details.keyStage === undefined || USUAL_KEY_STAGES.has(details.keyStage)
       ? {}
       : { key_stage: details.keyStage }),
     ...(details.signedForm === undefined || details.signedForm === 'as_sent'
@@ -191,17 +261,24 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
   };
 }
 
-// The stage that verifies nearly every call: logged only when another one matched.
-const USUAL_KEY_STAGE = 'AWSCURRENT';
+// The stage that verifies nearly every call (a local run's only key, the other): logged only when
+// another one matched.
+const USUAL_KEY_STAGES: ReadonlySet<string> = new Set(['AWSCURRENT', STATIC_KEY_STAGE]);
 
-/** Writes one decision line: `level` and `message` as Powertools writes them, then the fields. */
+/**
+ * Writes one decision line: `level` and `message` (when there is one) as Powertools writes them,
+ * then the fields.
+ */
 function writeLine(
   level: 'INFO' | 'WARN',
-  message: string,
+  message: string | undefined,
   outcome: ReceiveOutcome,
   call: CallContext,
 ): void {
-  const line = JSON.stringify({ level, message, ...decisionFields(outcome, call) });
+  const fields = decisionFields(outcome, call);
+  const line = JSON.stringify(
+    message === undefined ? { level, ...fields } : { level, message, ...fields },
+  );
   // Warnings go to stderr, as Powertools writes them; Lambda sends both streams to CloudWatch.
   (level === 'INFO' ? process.stdout : process.stderr).write(`${line}\n`);
 }
@@ -252,6 +329,16 @@ export function recordArchiveWriteFailure(
     error_name: error instanceof Error ? error.name : typeof error,
     error_message: error instanceof Error ? error.message.slice(0, 200) : undefined,
   });
+}
+
+/**
+ * Counts a successful key load, published with this call's metrics: beside `KeyLoadFailure` it
+ * shows how often the receiver reads Secrets Manager (a cost) and that loads recover.
+ *
+ * @param observability - metrics
+ */
+export function recordKeyLoaded(observability: Observability): void {
+  storeCount(observability, METRIC_NAMES.keyLoaded);
 }
 
 /**

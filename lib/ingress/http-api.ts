@@ -1,5 +1,4 @@
 import { Duration } from 'aws-cdk-lib';
-import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -7,23 +6,7 @@ import { webhookPath } from '../../lambda/contract/endpoints.js';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { mapHttpApiDomain } from './custom-domain.js';
-import { type IngressFactory, webhookPaths } from './ingress.js';
-
-/** JSON access log line of the HTTP API: who called, what was answered, how long it took. */
-export const HTTP_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
-  JSON.stringify({
-    requestId: '$context.requestId',
-    sourceIp: '$context.identity.sourceIp',
-    requestTime: '$context.requestTime',
-    routeKey: '$context.routeKey',
-    status: '$context.status',
-    responseLength: '$context.responseLength',
-    responseLatency: '$context.responseLatency',
-    integrationStatus: '$context.integrationStatus',
-    integrationErrorMessage: '$context.integrationErrorMessage',
-    errorMessage: '$context.error.message',
-  }),
-);
+import { ACCESS_LOG_FORMAT, type IngressFactory, webhookPaths } from './ingress.js';
 
 /**
  * An API Gateway HTTP API: route `POST /webhook` (or `POST /webhook/<name>` per named endpoint)
@@ -45,7 +28,7 @@ export const createHttpApi: IngressFactory = (scope, settings, receiverFunction)
     throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
     accessLogSettings: {
       destination: new apigatewayv2.LogGroupLogDestination(accessLogGroup),
-      format: HTTP_API_ACCESS_LOG_FORMAT,
+      format: ACCESS_LOG_FORMAT,
     },
   });
   // With named endpoints, one invoke permission for the whole API rather than one per route: each

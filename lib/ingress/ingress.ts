@@ -1,4 +1,4 @@
-import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,6 +16,27 @@ export function webhookPaths(settings: ReceiverSettings): string[] {
     ? [WEBHOOK_ROUTE]
     : settings.endpoints.map(({ name }) => webhookPath(name).slice(1));
 }
+
+/**
+ * The access log line of both APIs (JSON): the request id (the receiver's `api_request_id`), the
+ * caller, the status (quoted: the `apiThrottles` metric filter compares it as text), the latency
+ * and API Gateway's error messages. Left out as nobody reads them: the request time (CloudWatch
+ * stamps every event), the method and route (one POST route per endpoint; the receiver's line
+ * names the endpoint), the response length (the receiver's answers are small fixed bodies) and
+ * the integration status (a failed invocation shows in the status and the integration error).
+ * That makes the line 166 bytes instead of 284-303 (`npm run bench -- cost`), about $0.06 per
+ * million calls of CloudWatch Logs.
+ */
+export const ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    sourceIp: '$context.identity.sourceIp',
+    status: '$context.status',
+    responseLatency: '$context.responseLatency',
+    integrationErrorMessage: '$context.integrationErrorMessage',
+    errorMessage: '$context.error.message',
+  }),
+);
 
 /** A front door in front of the receiver function, whatever its kind. */
 export interface Ingress {

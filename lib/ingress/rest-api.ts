@@ -8,24 +8,7 @@ import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { apiGatewayAccount } from './api-gateway-account.js';
 import { mapRestApiDomain } from './custom-domain.js';
-import { type IngressFactory, webhookPaths } from './ingress.js';
-
-/** JSON access log line: who called, what was answered, and how long the receiver took. */
-export const REST_API_ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
-  JSON.stringify({
-    requestId: apigateway.AccessLogField.contextRequestId(),
-    sourceIp: apigateway.AccessLogField.contextIdentitySourceIp(),
-    requestTime: apigateway.AccessLogField.contextRequestTime(),
-    httpMethod: apigateway.AccessLogField.contextHttpMethod(),
-    resourcePath: apigateway.AccessLogField.contextResourcePath(),
-    status: apigateway.AccessLogField.contextStatus(),
-    responseLength: apigateway.AccessLogField.contextResponseLength(),
-    responseLatency: apigateway.AccessLogField.contextResponseLatency(),
-    integrationStatus: apigateway.AccessLogField.contextIntegrationStatus(),
-    integrationErrorMessage: apigateway.AccessLogField.contextIntegrationErrorMessage(),
-    errorMessage: apigateway.AccessLogField.contextErrorMessage(),
-  }),
-);
+import { ACCESS_LOG_FORMAT, type IngressFactory, webhookPaths } from './ingress.js';
 
 /**
  * A regional REST API: `POST /webhook` (or `POST /webhook/<name>` per named endpoint) proxied to
@@ -48,7 +31,7 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
       throttlingRateLimit: settings.throttleRateLimit,
       throttlingBurstLimit: settings.throttleBurstLimit,
       accessLogDestination: new apigateway.LogGroupLogDestination(accessLogGroup),
-      accessLogFormat: REST_API_ACCESS_LOG_FORMAT,
+      accessLogFormat: ACCESS_LOG_FORMAT,
       metricsEnabled: true,
       // Errors only, and never request bodies: payloads carry the booking user's name and e-mail.
       loggingLevel: apigateway.MethodLoggingLevel.ERROR,

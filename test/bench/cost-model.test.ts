@@ -3,9 +3,11 @@ import {
   archivePerMillionLine,
   type CostInputs,
   costPerMillionLine,
+  costPerMillionWithIdempotencyLine,
   estimateArchiveCost,
   estimateBilledDurationMs,
   estimateCostPerMillion,
+  estimateEndpointMonthlyCost,
   estimateFixedMonthlyCost,
   estimatePutObjectPerCallCost,
   FIREHOSE_RECORD_STEP_BYTES,
@@ -160,6 +162,23 @@ describe('Function: estimateFixedMonthlyCost', () => {
   });
 });
 
+describe('Function: estimateEndpointMonthlyCost', () => {
+  it("prices an endpoint's secret and its key ring's reloads in each warm environment", () => {
+    // Act: the cost table's assumptions, 2 warm environments reloading every 300 s for 30 days
+    const { lines, totalUsd } = estimateEndpointMonthlyCost({
+      warmEnvironments: 2,
+      secretCacheSeconds: 300,
+      secretCallsPerRefresh: 2,
+      daysPerMonth: 30,
+    });
+
+    // Assess: 2 x 8,640 reloads x 2 calls = 34,560 calls at $0.05 per 10,000
+    expect(lines.map(({ quantity }) => quantity)).toEqual([1, 34_560]);
+    expect(lines[1]?.usd).toBeCloseTo(0.1728, 10);
+    expect(totalUsd).toBeCloseTo(0.5728, 10);
+  });
+});
+
 describe('Function: idempotencyLine', () => {
   it('prices 2 writes per processed record and 1 per suppressed copy at $0.625 per million', () => {
     // Act
@@ -230,6 +249,14 @@ describe('Function: estimateArchiveCost', () => {
   it('costs a small share of one PutObject per call', () => {
     expect(estimatePutObjectPerCallCost(1_000_000)).toBeCloseTo(5, 6);
     expect(archivePerMillionLine(0.184)).toBe('archive per million 1 KB deliveries: $0.18');
+  });
+});
+
+describe('Function: costPerMillionWithIdempotencyLine', () => {
+  it('prints the default stack line checks read, with two decimals', () => {
+    expect(costPerMillionWithIdempotencyLine('http-api', 2.514)).toBe(
+      'cost per million http-api with idempotency: $2.51',
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
+  GetSecretValueCommand,
   ListSecretVersionIdsCommand,
   PutSecretValueCommand,
   SecretsManagerClient,
@@ -396,6 +397,84 @@ describe('Function: main (rotate-secret)', () => {
       expect(result.status).toBe(2);
       expect(result.err).toEqual([
         "unknown endpoint 'apac': stack WebhookReceiver has no output SecretArnApac (its endpoint secrets: SecretArnEu, SecretArnUsWest) (see npm run rotate-secret -- --help)",
+      ]);
+      expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
+    });
+
+    it('finds the secret in the endpoint directory of a stack with more endpoints than outputs, and rotates only it', async () => {
+      // Prepare: outputs as a stack of 100 endpoints has them
+      const directoryArn =
+        'arn:aws:secretsmanager:eu-west-1:123456789012:secret:EndpointDirectory-AbCdEf';
+      const name = `${'e'.repeat(30)}42`;
+      cloudFormation.on(DescribeStacksCommand).resolves({
+        Stacks: [
+          {
+            StackName: 'Bookings',
+            CreationTime: new Date(),
+            StackStatus: 'CREATE_COMPLETE',
+            Outputs: [
+              { OutputKey: 'EndpointUrlPrefix', OutputValue: 'https://example.com/webhook' },
+              { OutputKey: 'EndpointDirectoryArn', OutputValue: directoryArn },
+            ],
+          },
+        ],
+      });
+      secretsManager.on(GetSecretValueCommand, { SecretId: directoryArn }).resolves({
+        SecretString: JSON.stringify({ secretIds: { [name]: EU_ARN, other: `${EU_ARN}-x` } }),
+      });
+      secret.put('old-key');
+      await writeFile(join(dir, 'eu.key'), 'new-key\n');
+
+      // Act
+      const found = await rotate([
+        '--endpoint',
+        name,
+        '--stack-name',
+        'Bookings',
+        '--put',
+        'eu.key',
+      ]);
+      const unknown = await rotate(['--endpoint', 'apac', '--stack-name', 'Bookings', '--promote']);
+
+      // Assess
+      expect(found.status).toBe(0);
+      expect(found.out[0]).toBe(`Endpoint ${name}: ${EU_ARN}`);
+      expect(
+        secretsManager.commandCalls(PutSecretValueCommand).map((call) => call.args[0].input),
+      ).toEqual([{ SecretId: EU_ARN, SecretString: 'new-key' }]);
+      expect(unknown.status).toBe(2);
+      expect(unknown.err[0]).toMatch(
+        /unknown endpoint 'apac': the endpoint directory of stack Bookings \(EndpointDirectoryArn\) does not list it \(it lists 2 endpoints\)/,
+      );
+    });
+
+    it('exits 1 naming the endpoint directory when its value is not a directory, and changes nothing', async () => {
+      // Prepare
+      const directoryArn =
+        'arn:aws:secretsmanager:eu-west-1:123456789012:secret:EndpointDirectory-AbCdEf';
+      cloudFormation.on(DescribeStacksCommand).resolves({
+        Stacks: [
+          {
+            StackName: 'Bookings',
+            CreationTime: new Date(),
+            StackStatus: 'CREATE_COMPLETE',
+            Outputs: [{ OutputKey: 'EndpointDirectoryArn', OutputValue: directoryArn }],
+          },
+        ],
+      });
+      secretsManager.on(GetSecretValueCommand, { SecretId: directoryArn }).resolves({
+        SecretString: 'not json',
+      });
+
+      // Act
+      const result = await rotate(['--endpoint', 'eu', '--stack-name', 'Bookings', '--promote']);
+
+      // Assess
+      expect(result.status).toBe(1);
+      expect(result.err).toEqual([
+        expect.stringMatching(
+          /^Endpoint directory: the endpoint directory \(ENDPOINT_DIRECTORY_SECRET_ID\) secretIds/,
+        ),
       ]);
       expect(secretsManager.commandCalls(UpdateSecretVersionStageCommand)).toHaveLength(0);
     });

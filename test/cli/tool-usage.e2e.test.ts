@@ -9,6 +9,7 @@ const TOOLS = {
   start: 'local/start.ts',
   send: 'cli/send.ts',
   consume: 'cli/consume.ts',
+  redrive: 'cli/redrive.ts',
   sign: 'cli/sign.ts',
   verify: 'cli/verify.ts',
   'rotate-secret': 'cli/rotate-secret.ts',

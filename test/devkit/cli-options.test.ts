@@ -2,7 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isoTimeOption, readFileOption, wholeSecondsOption } from '../../devkit/cli-options.js';
+import {
+  isoTimeOption,
+  readFileOption,
+  wholeCountOption,
+  wholeSecondsOption,
+} from '../../devkit/cli-options.js';
 import { UsageError } from '../../devkit/tool-io.js';
 
 describe('Function: wholeSecondsOption', () => {
@@ -48,6 +53,25 @@ describe('Function: isoTimeOption', () => {
       expect(() => isoTimeOption('--from', text)).toThrow(UsageError);
       expect(() => isoTimeOption('--from', text)).toThrow(
         `--from must be an ISO 8601 time with a zone, e.g. 2026-11-27T09:00:00Z, got '${text}'`,
+      );
+    },
+  );
+});
+
+describe('Function: wholeCountOption', () => {
+  it('reads a count from 1 and is undefined when the option is absent', () => {
+    // Act & Assess
+    expect(wholeCountOption('--max', '1', 'messages')).toBe(1);
+    expect(wholeCountOption('--max', '250', 'messages')).toBe(250);
+    expect(wholeCountOption('--max', undefined, 'messages')).toBeUndefined();
+  });
+
+  it.each(['', '0', '-1', '1.5', '1e3', ' 12', 'all', '0012', '1234567890'])(
+    'rejects %j with a UsageError naming the flag and the unit',
+    (text) => {
+      // Act & Assess
+      expect(() => wholeCountOption('--max', text, 'messages')).toThrow(
+        new UsageError(`--max must be a whole number of messages from 1, got '${text}'`),
       );
     },
   );

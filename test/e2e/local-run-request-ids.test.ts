@@ -1,6 +1,8 @@
 import { rm } from 'node:fs/promises';
+import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBookingPayload } from '../../devkit/booking-payload.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { signPayload } from '../../lambda/core/index.js';
 import type { LocalReceiver } from '../../local/local-receiver.js';
 import { captureOutput } from '../support/capture-output.js';
@@ -59,5 +61,47 @@ describe('npm start (request ids under concurrency)', () => {
         expect(line.function_request_id).toBe(line.api_request_id);
       }
     }
+  });
+
+  it('sends each queued booking with its request id as the request_id attribute, as the answer names it', async () => {
+    // Prepare
+    const now = Math.floor(Date.now() / 1000);
+    const bodies = Array.from({ length: 3 }, () => buildBookingPayload());
+    const sqs = sqsClientFor(receiver.queues.queueUrl);
+
+    // Act
+    const answers = await Promise.all(
+      bodies.map((body) =>
+        fetch(receiver.webhook.url, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            'Service-Signature': signPayload(body, KEY, now),
+          },
+          body,
+        }),
+      ),
+    );
+    // The first test's bookings are queued too: receive until the queue answers empty.
+    const Messages: Message[] = [];
+    for (;;) {
+      const received = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: receiver.queues.queueUrl,
+          MaxNumberOfMessages: 10,
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      if (!received.Messages?.length) break;
+      Messages.push(...received.Messages);
+    }
+    sqs.destroy();
+
+    // Assess
+    const answered = answers.map((answer) => answer.headers.get('x-amzn-requestid'));
+    const queued = Messages.filter((message) => bodies.includes(message.Body ?? '')).map(
+      (message) => message.MessageAttributes?.request_id?.StringValue,
+    );
+    expect(queued.sort()).toEqual(answered.sort());
   });
 });

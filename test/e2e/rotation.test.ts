@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyRotation, type RotateAction } from '../../cli/rotate-secret.js';
@@ -52,17 +52,21 @@ describe('Rotation under traffic (rotate-secret against a receiver taking 20 con
     store.put(OLD_KEY);
     serveSecretStore(mock, store);
     clock.now = NOW;
-    receiver = await startHttpReceiver({
-      sqs: sqs(),
-      queueName: `rotation-${process.pid}-${++runCount}`,
-      env: { SECRET_ID, SECRET_CACHE_SECONDS: '60' },
-      dependencies: { secretsManagerClient: secretsManager, now: () => clock.now * 1000 },
-    });
+    receiver = await startReceiver({ SECRET_ID, SECRET_CACHE_SECONDS: '60' });
   });
   afterEach(async () => {
     await receiver.close();
     output.restore();
   });
+
+  function startReceiver(env: Record<string, string>): Promise<HttpReceiver> {
+    return startHttpReceiver({
+      sqs: sqs(),
+      queueName: `rotation-${process.pid}-${++runCount}`,
+      env,
+      dependencies: { secretsManagerClient: secretsManager, now: () => clock.now * 1000 },
+    });
+  }
 
   /**
    * Sends {@link CALLS} bookings at 20 connections while `steps` rotate the key: each step runs
@@ -165,5 +169,26 @@ describe('Rotation under traffic (rotate-secret against a receiver taking 20 con
     expect(oldKeyAfterPut.length).toBeGreaterThan(300);
     expect(run.results.filter((result) => result.kind === 'new_key').length).toBeGreaterThan(300);
     expect(run.stagesMatched).toEqual(new Set(['AWSCURRENT', 'AWSPREVIOUS']));
+  });
+
+  it('accepts the new key after a put with the default hour-long key cache: a mismatch reloads it', async () => {
+    // Prepare: SECRET_CACHE_SECONDS left at its default, longer than the whole run (500 s of
+    // test clock), so only the reload after a mismatch can bring the new key in.
+    await receiver.close();
+    receiver = await startReceiver({ SECRET_ID });
+
+    // Act
+    const run = await rotateUnderTraffic([
+      { afterAnswers: 100, action: { kind: 'put', key: NEW_KEY } },
+    ]);
+
+    // Assess: every call signed with either key queued (the old one as AWSPREVIOUS, within its
+    // grace period); reloads, forged calls' included, at most one per 30 s of test clock.
+    expect(run.problems).toEqual([]);
+    expect(run.results.filter((result) => result.kind === 'new_key').length).toBeGreaterThan(300);
+    expect(run.stagesMatched).toEqual(new Set(['AWSCURRENT', 'AWSPREVIOUS']));
+    expect(mock.commandCalls(DescribeSecretCommand).length).toBeLessThanOrEqual(
+      1 + Math.ceil((CALLS * SECONDS_PER_CALL) / 30),
+    );
   });
 });

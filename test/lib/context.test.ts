@@ -7,6 +7,7 @@ const WEB_ACL_ARN =
   'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/hooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+const KMS_KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const CERTIFICATE_ARN =
   'arn:aws:acm:eu-west-1:123456789012:certificate/1f2e3d4c-5b6a-4789-90ab-cdef01234567';
 
@@ -44,6 +45,8 @@ describe('Function: readReceiverContext', () => {
       throttleRateLimit: '12.5',
       throttleBurstLimit: '25',
       alarmEmail: 'ops@example.com',
+      silenceAlarmMinutes: '0',
+      dashboard: 'false',
       consumer: 'false',
       idempotency: 'false',
       domainName: 'hooks.example.com',
@@ -52,6 +55,8 @@ describe('Function: readReceiverContext', () => {
       hostedZoneName: 'example.com',
       disableDefaultEndpoint: 'false',
       allowedSourceIps: '203.0.113.0/24, 2001:db8::/32',
+      receiverMemorySize: '256',
+      systemLogLevel: 'INFO',
     });
 
     // Assess
@@ -71,6 +76,8 @@ describe('Function: readReceiverContext', () => {
         throttleRateLimit: 12.5,
         throttleBurstLimit: 25,
         alarmEmail: 'ops@example.com',
+        silenceAlarmMinutes: 0,
+        dashboard: false,
         consumer: false,
         idempotency: false,
         domainName: 'hooks.example.com',
@@ -79,6 +86,8 @@ describe('Function: readReceiverContext', () => {
         hostedZoneName: 'example.com',
         disableDefaultEndpoint: false,
         allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
+        receiverMemorySize: 256,
+        systemLogLevel: 'INFO',
       },
     });
   });
@@ -122,6 +131,23 @@ describe('Function: readReceiverContext', () => {
     ]);
   });
 
+  it('reads secretKmsKeyArn, and secretKmsKeyArn.<name> beside secretArn.<name>', () => {
+    // Act
+    const single = read({ secretArn: SECRET_ARN, secretKmsKeyArn: KMS_KEY_ARN });
+    const named = read({
+      endpoints: 'eu,us',
+      'secretArn.eu': SECRET_ARN,
+      'secretKmsKeyArn.eu': KMS_KEY_ARN,
+    });
+
+    // Assess
+    expect(single.props).toEqual({ secretArn: SECRET_ARN, secretKmsKeyArn: KMS_KEY_ARN });
+    expect(named.props.endpoints).toEqual([
+      { name: 'eu', secretArn: SECRET_ARN, secretKmsKeyArn: KMS_KEY_ARN },
+      { name: 'us' },
+    ]);
+  });
+
   it('reads endpoints as the JSON array cdk.json holds', () => {
     expect(read({ endpoints: ['eu', 'us'] }).props.endpoints).toEqual([
       { name: 'eu' },
@@ -139,6 +165,10 @@ describe('Function: readReceiverContext', () => {
       /context secretArn\.uk names no endpoint of context endpoints \(eu,us\)/,
     ],
     [{ endpoints: 'eu', 'secretArn.eu': 42 }, /context secretArn\.eu must be text/],
+    [
+      { endpoints: 'eu', 'secretKmsKeyArn.us': KMS_KEY_ARN },
+      /context secretKmsKeyArn\.us names no endpoint of context endpoints \(eu\)/,
+    ],
     [{ endpoints: { eu: SECRET_ARN } }, /context endpoints must be a comma-separated list/],
   ])('rejects endpoint keys %j, naming the key', (context, message) => {
     // Act
@@ -178,12 +208,20 @@ describe('Function: readReceiverContext', () => {
     ['throttleRateLimit', true, /context throttleRateLimit must be a number/],
     ['forwardEvents', [1, 2], /context forwardEvents must be a comma-separated list/],
     ['alarmEmail', 42, /context alarmEmail must be text/],
+    ['silenceAlarmMinutes', 'hourly', /context silenceAlarmMinutes must be a number/],
+    ['dashboard', 'yes', /context dashboard must be true or false/],
     ['domainName', ['hooks.example.com'], /context domainName must be text/],
     ['disableDefaultEndpoint', 'yes', /context disableDefaultEndpoint must be true or false/],
     [
       'allowedSourceIps',
       { cidr: '203.0.113.0/24' },
       /context allowedSourceIps must be a comma-separated list/,
+    ],
+    ['receiverMemorySize', '1GB', /context receiverMemorySize must be a number/],
+    [
+      'systemLogLevel',
+      'ERROR',
+      /context systemLogLevel must be one of INFO, DEBUG, WARN, got "ERROR"/,
     ],
     ['stackName', 'my_stack', /context stackName "my_stack" is not a CloudFormation stack name/],
     ['stackName', '1stack', /not a CloudFormation stack name/],

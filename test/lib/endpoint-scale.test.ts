@@ -1,7 +1,9 @@
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
-import { ReceiverStack } from '../../lib/receiver-stack.js';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_NAME, STACK_OUTPUTS } from '../../lambda/contract/endpoints.js';
+import { MAX_OUTPUTS, ReceiverStack } from '../../lib/receiver-stack.js';
+import { MANAGED_POLICY_CHARACTERS } from '../../lib/signing-key.js';
 import { appProps, SKIP_BUNDLING } from './cdk-app.js';
 import { deployedValue } from './deployed-value.js';
 
@@ -9,31 +11,41 @@ import { deployedValue } from './deployed-value.js';
 const LAMBDA_ENVIRONMENT_BYTES = 4096;
 /** IAM's limit on the inline policies of a role, whitespace not counted. */
 const ROLE_INLINE_POLICY_CHARACTERS = 10_240;
+/** IAM's default quota of managed policies attached to a role. */
+const MANAGED_POLICIES_PER_ROLE = 10;
+/** Secrets Manager's limit on a secret value: the endpoint directory's. */
+const SECRET_VALUE_BYTES = 65_536;
+/** CloudFormation's limit of resources per stack. */
+const RESOURCES_PER_STACK = 500;
 /** API Gateway's default quota of routes per HTTP API (and resources per REST API). */
 const ROUTES_PER_API = 300;
 
 /** The default stack name, which the physical names of created resources start with. */
-const STACK_NAME = 'WebhookReceiver';
+const STACK_NAME = DEFAULT_STACK_NAME;
+const REGION = 'ap-southeast-2';
 
 /**
  * What a deployed `Ref` or `Fn::GetAtt` gives, with names as long as CloudFormation makes them
- * in a region with a long name: a created secret is named `<logical id>-<12 random>`, and Secrets
- * Manager adds `-<6 random>` to its ARN; a created queue is `<stack>-<logical id>-<12 random>`.
+ * in a region with a long name: a created secret is named `<stack>-<logical id>-<12 random>`, and
+ * Secrets Manager adds `-<6 random>` to its ARN; a created queue is `<stack>-<logical id>-<12 random>`.
  */
 function physicalValue(template: Template) {
   const resources = template.toJSON().Resources;
-  const prefix = 'arn:aws:secretsmanager:ap-southeast-2:123456789012';
   return (logicalId: string, attribute?: string): string => {
+    if (logicalId === 'AWS::Region') return REGION;
+    if (logicalId === 'AWS::Partition') return 'aws';
+    if (logicalId === 'AWS::AccountId') return '123456789012';
+    if (logicalId === 'AWS::URLSuffix') return 'amazonaws.com';
     const type: string = resources[logicalId].Type;
     const name = `${STACK_NAME}-${logicalId}-AbCdEfGhIjKl`;
     if (type === 'AWS::SecretsManager::Secret')
-      return `${prefix}:secret:${logicalId}-AbCdEfGhIjKl-AbC123`;
+      return `arn:aws:secretsmanager:${REGION}:123456789012:secret:${name}-AbC123`;
     if (type === 'AWS::SQS::Queue' && attribute === undefined)
-      return `https://sqs.ap-southeast-2.amazonaws.com/123456789012/${name}`;
+      return `https://sqs.${REGION}.amazonaws.com/123456789012/${name}`;
     // A delivery stream's Ref is its name, which Firehose caps at 64 characters.
     if (type === 'AWS::KinesisFirehose::DeliveryStream' && attribute === undefined)
       return name.slice(0, 64);
-    return `arn:aws:${type.split('::')[1]?.toLowerCase()}:ap-southeast-2:123456789012:${name}`;
+    return `arn:aws:${type.split('::')[1]?.toLowerCase()}:${REGION}:123456789012:${name}`;
   };
 }
 
@@ -44,29 +56,47 @@ function endpointNames(count: number, length: number): string[] {
   );
 }
 
-/** The receiver's environment and its role's inline policy as deployed, with `count` endpoints. */
-function deployedReceiver(count: number, nameLength: number) {
+/** A complete secret ARN for an endpoint, as long as a 32-character name makes it. */
+function importedArn(name: string, index: number): string {
+  return `arn:aws:secretsmanager:${REGION}:123456789012:secret:booking/webhook/${name}-AbC${String(index).padStart(3, '0')}`;
+}
+
+/** What one deployment of `count` endpoints gives, as deployed (references replaced). */
+function deployedReceiver(count: number, nameLength: number, imported: boolean) {
   const names = endpointNames(count, nameLength);
   expect(new Set(names).size).toBe(count);
   const stack = new ReceiverStack(new App(appProps(SKIP_BUNDLING)), STACK_NAME, {
-    endpoints: names.map((name) => ({ name })),
+    endpoints: names.map((name, index) => ({
+      name,
+      ...(imported ? { secretArn: importedArn(name, index) } : {}),
+    })),
   });
   const template = Template.fromStack(stack);
+  const json = template.toJSON();
   const physical = physicalValue(template);
-  const receiver =
-    template.toJSON().Resources[
-      stack.getLogicalId(stack.receiver.receiverFunction.node.defaultChild as never)
-    ].Properties;
-  const roleId: string = receiver.Role['Fn::GetAtt'][0];
-  const policies = Object.values(
-    template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }),
-  ).map((policy) => deployedValue(policy.Properties.PolicyDocument, physical));
+  const { receiver } = stack;
+  const logicalId = (construct: { node: { defaultChild?: unknown } } | undefined) =>
+    stack.getLogicalId(construct?.node.defaultChild as never);
+  const fn = json.Resources[logicalId(receiver.receiverFunction)].Properties;
+  const roleId: string = fn.Role['Fn::GetAtt'][0];
+  const deployedDocuments = (type: string) =>
+    Object.values(template.findResources(type, { Properties: { Roles: [{ Ref: roleId }] } })).map(
+      (policy) => deployedValue(policy.Properties.PolicyDocument, physical),
+    );
+  const directory = deployedValue(
+    json.Resources[logicalId(receiver.endpointDirectory)].Properties.SecretString,
+    physical,
+  ) as string;
   return {
-    environment: deployedValue(receiver.Environment.Variables, physical) as Record<string, string>,
-    policyCharacters: policies
-      .map((policy) => JSON.stringify(policy).length)
-      .reduce((a, b) => a + b),
-    routes: template.findResources('AWS::ApiGatewayV2::Route'),
+    stack,
+    names,
+    environment: deployedValue(fn.Environment.Variables, physical) as Record<string, string>,
+    inline: deployedDocuments('AWS::IAM::Policy'),
+    managed: deployedDocuments('AWS::IAM::ManagedPolicy'),
+    directory,
+    outputs: Object.keys(json.Outputs),
+    resources: Object.keys(json.Resources).length,
+    routes: Object.keys(template.findResources('AWS::ApiGatewayV2::Route')).length,
   };
 }
 
@@ -75,28 +105,103 @@ function environmentBytes(environment: Record<string, string>): number {
   return Buffer.byteLength(JSON.stringify(environment));
 }
 
-describe('Scale: endpoints one deployment takes', () => {
-  // The figures docs/endpoints.md states: per name length, the most
-  // endpoints whose ENDPOINT_SECRET_IDS (created secrets' full ARNs) fit Lambda's 4 KB.
-  it.each([
-    { nameLength: 32, endpoints: 19, bytesPerEndpoint: 185 },
-    { nameLength: 2, endpoints: 28, bytesPerEndpoint: 125 },
-  ])(
-    'fits $endpoints endpoints of $nameLength characters in the 4 KB environment, and no more',
-    ({ nameLength, endpoints, bytesPerEndpoint }) => {
-      // Act: one more endpoint than the limit, and the same receiver without the last one.
-      const over = deployedReceiver(endpoints + 1, nameLength);
-      const secretIds = JSON.parse(over.environment.ENDPOINT_SECRET_IDS ?? '');
-      delete secretIds[endpointNames(endpoints + 1, nameLength).at(-1) ?? ''];
-      const atLimit = { ...over.environment, ENDPOINT_SECRET_IDS: JSON.stringify(secretIds) };
+/** A policy's size as IAM counts it: its JSON without whitespace. */
+const characters = (document: unknown): number => JSON.stringify(document).length;
 
-      // Assess: the environment binds first; the role's policy and the routes stay far below theirs.
-      expect(environmentBytes(atLimit)).toBeLessThanOrEqual(LAMBDA_ENVIRONMENT_BYTES);
-      expect(environmentBytes(over.environment)).toBeGreaterThan(LAMBDA_ENVIRONMENT_BYTES);
-      expect(environmentBytes(over.environment) - environmentBytes(atLimit)).toBe(bytesPerEndpoint);
-      expect(over.policyCharacters).toBeLessThan(ROLE_INLINE_POLICY_CHARACTERS / 2);
-      expect(Object.keys(over.routes)).toHaveLength(endpoints + 1);
-      expect(endpoints + 1).toBeLessThan(ROUTES_PER_API);
+/** Every secret ARN a set of policy documents lets the role read. */
+function readableSecrets(documents: unknown[]): string[] {
+  return documents.flatMap((document) =>
+    (
+      document as { Statement: { Action: unknown; Resource: string | string[] }[] }
+    ).Statement.filter(({ Action }) =>
+      JSON.stringify(Action).includes('secretsmanager:GetSecretValue'),
+    ).flatMap(({ Resource }) => [Resource].flat()),
+  );
+}
+
+describe('Scale: 100 endpoints of 32 characters in one deployment', () => {
+  const deployed = {} as Record<'created' | 'imported', ReturnType<typeof deployedReceiver>>;
+
+  beforeAll(() => {
+    deployed.created = deployedReceiver(100, 32, false);
+    deployed.imported = deployedReceiver(100, 32, true);
+  }, 120_000);
+
+  it.each(['created', 'imported'] as const)(
+    "keeps the receiver's environment far below Lambda's 4 KB, the mapping in the endpoint directory (%s secrets)",
+    (variant) => {
+      // Prepare
+      const { environment, directory, names } = deployed[variant];
+
+      // Assess
+      expect(environmentBytes(environment)).toBeLessThan(LAMBDA_ENVIRONMENT_BYTES / 4);
+      expect(Object.keys(JSON.parse(directory).secretIds)).toEqual(names);
+      expect(Buffer.byteLength(directory)).toBeLessThan(SECRET_VALUE_BYTES / 3);
+      console.info(
+        `${variant}: environment ${environmentBytes(environment)} bytes, directory ${Buffer.byteLength(directory)} bytes`,
+      );
     },
   );
+
+  it.each(['created', 'imported'] as const)(
+    'lets the receiver read exactly the 100 secrets and the directory, within every IAM size limit (%s secrets)',
+    (variant) => {
+      // Prepare
+      const { inline, managed, directory } = deployed[variant];
+      const endpointSecrets: string[] = Object.values(JSON.parse(directory).secretIds);
+
+      // Assess: exact ARNs, each once, no wildcard; inline and managed policies within IAM's limits.
+      expect(readableSecrets(managed).sort()).toEqual([...endpointSecrets].sort());
+      expect(readableSecrets(inline)).toHaveLength(1);
+      expect(readableSecrets(inline)[0]).toMatch(/EndpointDirectory/);
+      expect(JSON.stringify([inline, managed])).not.toContain('*');
+      const inlineCharacters = inline.map(characters).reduce((a, b) => a + b);
+      expect(inlineCharacters).toBeLessThan(ROLE_INLINE_POLICY_CHARACTERS / 4);
+      for (const document of managed) {
+        expect(characters(document)).toBeLessThanOrEqual(MANAGED_POLICY_CHARACTERS);
+      }
+      expect(managed.length).toBeLessThanOrEqual(MANAGED_POLICIES_PER_ROLE / 2);
+      console.info(
+        `${variant}: inline policy ${inlineCharacters} characters, managed policies ${managed.map(characters).join(', ')} characters`,
+      );
+    },
+  );
+
+  it.each(['created', 'imported'] as const)(
+    'stays within CloudFormation limits: outputs by prefix and directory past 200, with a synth warning (%s secrets)',
+    (variant) => {
+      // Prepare
+      const { outputs, resources, routes, stack } = deployed[variant];
+
+      // Assess
+      expect(outputs.length).toBeLessThanOrEqual(MAX_OUTPUTS);
+      expect(outputs).toContain(STACK_OUTPUTS.endpointUrlPrefix);
+      expect(outputs).toContain(STACK_OUTPUTS.endpointDirectoryArn);
+      expect(outputs.filter((output) => output.startsWith('WebhookUrl'))).toEqual([]);
+      expect(resources).toBeLessThan(RESOURCES_PER_STACK);
+      expect(routes).toBe(100);
+      expect(routes).toBeLessThan(ROUTES_PER_API);
+      expect(
+        Annotations.fromStack(stack).findWarning(
+          '*',
+          Match.stringLikeRegexp("past CloudFormation's limit of 200 outputs"),
+        ),
+      ).toHaveLength(1);
+      console.info(`${variant}: ${outputs.length} outputs, ${resources} resources`);
+    },
+  );
+
+  it('keeps an output per endpoint while they fit: 97 endpoints, 199 outputs beside the archive bucket', () => {
+    // Act
+    const { outputs, stack } = deployedReceiver(97, 2, false);
+
+    // Assess: five outputs of the stack's own (queue, DLQ, table, archive) and two per endpoint.
+    expect(outputs).toHaveLength(MAX_OUTPUTS - 1);
+    expect(outputs).toContain(STACK_OUTPUTS.archiveBucketName);
+    expect(outputs.filter((output) => output.startsWith('SecretArn'))).toHaveLength(97);
+    expect(outputs).not.toContain(STACK_OUTPUTS.endpointDirectoryArn);
+    expect(
+      Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('outputs')),
+    ).toEqual([]);
+  });
 });

@@ -108,11 +108,12 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
           : {}),
         ...(existingQueue
           ? {
-              existingQueue: Queue.fromQueueArn(
-                stack,
-                'Existing',
-                `arn:aws:sqs:eu-west-1:123456789012:bookings${options.fifo ? '.fifo' : ''}`,
-              ),
+              // Imported as the README says, with its KMS key: no synth warning in the report.
+              existingQueue: Queue.fromQueueAttributes(stack, 'Existing', {
+                queueArn: `arn:aws:sqs:eu-west-1:123456789012:bookings${options.fifo ? '.fifo' : ''}`,
+                keyArn:
+                  'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+              }),
             }
           : {}),
       };

@@ -6,6 +6,7 @@ import { templateTestApp } from './cdk-app.js';
 
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:booking-webhook-key-AbC123';
+const KMS_KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
 describe('Class: ReceiverStack', () => {
   let created: ReceiverStack;
@@ -108,6 +109,38 @@ describe('Class: ReceiverStack', () => {
     template.allResourcesProperties('AWS::SQS::Queue', { FifoQueue: true });
   });
 
+  it.each([
+    ['secretKmsKeyArn', { secretArn: SECRET_ARN, secretKmsKeyArn: KMS_KEY_ARN }],
+    [
+      'secretKmsKeyArn.<name>',
+      { endpoints: [{ name: 'eu', secretArn: SECRET_ARN, secretKmsKeyArn: KMS_KEY_ARN }] },
+    ],
+  ])(
+    "lets the receiver decrypt the secret's key of %s through Secrets Manager only",
+    (_key, props) => {
+      // Act
+      const stack = new ReceiverStack(templateTestApp(), 'CustomerKey', props);
+      const template = Template.fromStack(stack);
+      const statements = ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy']
+        .flatMap((type) => Object.values(template.findResources(type)))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+
+      // Assess
+      expect(statements).toContainEqual({
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: KMS_KEY_ARN,
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': {
+              'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+            },
+          },
+        },
+      });
+    },
+  );
+
   it('outputs WebhookUrl<Name> and SecretArn<Name> per endpoint, and no single URL or secret', () => {
     // Prepare
     const [eu, euWest] = endpoints.receiver.endpoints;
@@ -144,6 +177,21 @@ describe('Class: ReceiverStack', () => {
       'secretArn together with endpoints',
       { secretArn: SECRET_ARN, endpoints: [{ name: 'eu' }] },
       /secretArn cannot be used with endpoints.*secretArn\.<name>/,
+    ],
+    [
+      'secretKmsKeyArn without secretArn',
+      { secretKmsKeyArn: KMS_KEY_ARN },
+      /secretKmsKeyArn needs secretArn: the key encrypts a secret you give by ARN/,
+    ],
+    [
+      "an endpoint's secretKmsKeyArn without its secretArn, naming its context keys",
+      { endpoints: [{ name: 'eu', secretKmsKeyArn: KMS_KEY_ARN }] },
+      /secretKmsKeyArn\.eu needs secretArn\.eu/,
+    ],
+    [
+      'a key alias as secretKmsKeyArn',
+      { secretArn: SECRET_ARN, secretKmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/hooks' },
+      /secretKmsKeyArn "arn:aws:kms:eu-west-1:123456789012:alias\/hooks" is not a KMS key ARN/,
     ],
     [
       "an endpoint's secretArn that is not a complete ARN, naming its context key",

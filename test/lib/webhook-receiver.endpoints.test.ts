@@ -149,20 +149,35 @@ describe('Class: WebhookReceiver with endpoints', () => {
   );
 
   it.each(INGRESS_KINDS)(
-    "lets the receiver read exactly the endpoints' secrets, nothing else (%s)",
+    "lets the receiver read exactly the endpoints' secrets and their directory, nothing else (%s)",
     (ingress) => {
       // Prepare
       const { template, receiver, id } = synthesized[ingress];
       const [eu, usWest] = receiver.endpoints;
+      const roleId = id(receiver.node.findChild('ReceiverRole'));
+      const read = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
 
-      // Assess
-      expect(statementsOfRole(template, id(receiver.node.findChild('ReceiverRole')))).toEqual([
+      // Act
+      const managed = Object.values(
+        template.findResources('AWS::IAM::ManagedPolicy', {
+          Properties: { Roles: [{ Ref: roleId }] },
+        }),
+      ).map((policy) => policy.Properties.PolicyDocument.Statement);
+
+      // Assess: the endpoints' secrets in a managed policy of their own (IAM limits a role's
+      // inline policies to 10,240 characters, which a hundred ARNs pass).
+      expect(managed).toEqual([
+        [
+          {
+            Effect: 'Allow',
+            Action: read,
+            Resource: [IMPORTED_SECRET_ARN, { Ref: id(usWest?.secret) }],
+          },
+        ],
+      ]);
+      expect(statementsOfRole(template, roleId)).toEqual([
         writeLogsStatement(id(receiver.node.findChild('ReceiverLogs'))),
-        {
-          Effect: 'Allow',
-          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-          Resource: [IMPORTED_SECRET_ARN, { Ref: id(usWest?.secret) }],
-        },
+        { Effect: 'Allow', Action: read, Resource: { Ref: id(receiver.endpointDirectory) } },
         {
           Effect: 'Allow',
           Action: 'sqs:SendMessage',
@@ -177,34 +192,42 @@ describe('Class: WebhookReceiver with endpoints', () => {
   );
 
   it.each(INGRESS_KINDS)(
-    "gives the receiver ENDPOINT_SECRET_IDS and each endpoint's own JSON field, not SECRET_ID (%s)",
+    "lists each endpoint's secret and own JSON field in the endpoint directory the receiver is given, not SECRET_ID (%s)",
     (ingress) => {
       // Prepare
       const synth = synthesized[ingress];
       const usWestSecret = synth.receiver.endpoints[1]?.secret;
+      const directory = synth.resource(synth.receiver.endpointDirectory).Properties;
 
       // Act
       const environment = deployedEnvironment(synth);
 
       // Assess
-      expect(JSON.parse(environment.ENDPOINT_SECRET_IDS ?? '')).toEqual({
-        eu: IMPORTED_SECRET_ARN,
-        'us-west': `<${synth.id(usWestSecret)}>`,
+      expect(
+        JSON.parse(
+          deployedValue(directory.SecretString, (logicalId) => `<${logicalId}>`) as string,
+        ),
+      ).toEqual({
+        secretIds: { eu: IMPORTED_SECRET_ARN, 'us-west': `<${synth.id(usWestSecret)}>` },
+        jsonFields: { eu: 'webhook_secret' },
       });
-      expect(JSON.parse(environment.ENDPOINT_SECRET_JSON_FIELDS ?? '')).toEqual({
-        eu: 'webhook_secret',
-      });
+      expect(environment.ENDPOINT_DIRECTORY_SECRET_ID).toBe(
+        `<${synth.id(synth.receiver.endpointDirectory)}>`,
+      );
+      expect(environment.ENDPOINT_DIRECTORY_VERSION).toMatch(/^[0-9a-f]{16}$/);
       expect(environment.SECRET_JSON_FIELD).toBe('key');
-      expect(environment).not.toHaveProperty('SECRET_ID');
+      for (const variable of ['SECRET_ID', 'ENDPOINT_SECRET_IDS', 'ENDPOINT_SECRET_JSON_FIELDS']) {
+        expect(environment).not.toHaveProperty(variable);
+      }
     },
   );
 
-  it('creates a placeholder secret for each endpoint without one, and no single secret', () => {
+  it('creates a placeholder secret for each endpoint without one, the directory, and no single secret', () => {
     // Prepare
     const { template, receiver } = synthesized['http-api'];
 
     // Assess
-    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       Description:
         'Webhook signing key of endpoint us-west issued by the booking service (replace the random placeholder with put-secret-value)',
@@ -213,18 +236,29 @@ describe('Class: WebhookReceiver with endpoints', () => {
     expect(receiver.secret).toBeUndefined();
   });
 
-  it('sets no ENDPOINT_SECRET_JSON_FIELDS when no endpoint names a field', () => {
+  it('lists no JSON fields when no endpoint names one, and changes the directory version with the endpoints', () => {
     // Prepare
-    const synth = synthesize(() => ({ endpoints: [{ name: 'eu' }, { name: 'us' }] }));
+    const two = synthesize(() => ({ endpoints: [{ name: 'eu' }, { name: 'us' }] }));
+    const three = synthesize(() => ({
+      endpoints: [{ name: 'eu' }, { name: 'us' }, { name: 'uk' }],
+    }));
 
     // Act
-    const environment = deployedEnvironment(synth);
+    const directory = JSON.parse(
+      deployedValue(
+        two.resource(two.receiver.endpointDirectory).Properties.SecretString,
+        (logicalId) => `<${logicalId}>`,
+      ) as string,
+    );
 
     // Assess
-    expect(Object.keys(JSON.parse(environment.ENDPOINT_SECRET_IDS ?? ''))).toEqual(['eu', 'us']);
-    expect(environment).not.toHaveProperty('ENDPOINT_SECRET_JSON_FIELDS');
-    expect(environment).not.toHaveProperty('SECRET_JSON_FIELD');
-    synth.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    expect(Object.keys(directory)).toEqual(['secretIds']);
+    expect(Object.keys(directory.secretIds)).toEqual(['eu', 'us']);
+    expect(deployedEnvironment(two)).not.toHaveProperty('SECRET_JSON_FIELD');
+    expect(deployedEnvironment(two).ENDPOINT_DIRECTORY_VERSION).not.toBe(
+      deployedEnvironment(three).ENDPOINT_DIRECTORY_VERSION,
+    );
+    two.template.resourceCountIs('AWS::SecretsManager::Secret', 3);
   });
 
   describe('Props validation', () => {

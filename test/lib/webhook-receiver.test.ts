@@ -1,6 +1,8 @@
 import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -71,6 +73,9 @@ describe('Class: WebhookReceiver', () => {
       signatureRejectionAlarmThreshold: 25,
       messageAgeAlarmThreshold: Duration.minutes(30),
       apiGatewayCloudWatchRole: false,
+      receiverMemorySize: 1024,
+      secretCacheSeconds: 600,
+      systemLogLevel: SystemLogLevel.INFO,
     }));
     withoutConsumer = synthesize(() => ({}));
     existing = synthesize((stack) => ({
@@ -94,9 +99,14 @@ describe('Class: WebhookReceiver', () => {
         Handler: 'index.handler',
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
-        MemorySize: 512,
+        MemorySize: 192,
         Timeout: 15,
-        LoggingConfig: { LogGroup: { Ref: id(logGroup) } },
+        // JSON, so that Lambda drops its own START/END/REPORT lines below WARN.
+        LoggingConfig: {
+          LogGroup: { Ref: id(logGroup) },
+          LogFormat: 'JSON',
+          SystemLogLevel: 'WARN',
+        },
       });
       template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     });
@@ -108,11 +118,12 @@ describe('Class: WebhookReceiver', () => {
       // Assess
       template.hasResourceProperties('AWS::Lambda::Function', {
         Handler: 'index.handler',
-        MemorySize: 512,
+        MemorySize: 192,
         Environment: {
           Variables: {
             SECRET_ID: { Ref: id(receiver.secret) },
             QUEUE_URL: { Ref: id(receiver.queue) },
+            SECRET_CACHE_SECONDS: '3600',
             SIGNATURE_TOLERANCE_SECONDS: '300',
             PREVIOUS_KEY_GRACE_SECONDS: '86400',
             FORWARD_EVENTS: 'event_booked',
@@ -134,8 +145,11 @@ describe('Class: WebhookReceiver', () => {
             FORWARD_EVENTS: '*',
             POWERTOOLS_SERVICE_NAME: 'bookings-receiver',
             SECRET_JSON_FIELD: 'webhook_secret',
+            SECRET_CACHE_SECONDS: '600',
           }),
         },
+        MemorySize: 1024,
+        LoggingConfig: Match.objectLike({ LogFormat: 'JSON', SystemLogLevel: 'INFO' }),
       });
       fifo.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
     });
@@ -175,6 +189,36 @@ describe('Class: WebhookReceiver', () => {
         Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
         Resource: IMPORTED_SECRET_ARN,
       });
+    });
+
+    it('warns at synth of an existing queue imported without its KMS key, naming the import that gives it', () => {
+      // Prepare
+      const { stack } = synthesize((scope) => ({
+        existingQueue: Queue.fromQueueArn(scope, 'Existing', EXISTING_QUEUE_ARN),
+      }));
+
+      // Act
+      const warnings = Annotations.fromStack(stack).findWarning('*', Match.anyValue());
+
+      // Assess
+      const texts = warnings.map(({ entry }) => String(entry.data));
+      expect(texts).toContainEqual(
+        expect.stringMatching(
+          /existingQueue was imported without its KMS key.*Queue\.fromQueueAttributes\(\{ queueArn, keyArn \}\).*answers every call 503.*reads no message/,
+        ),
+      );
+      expect(
+        Annotations.fromStack(existing.stack).findWarning(
+          '*',
+          Match.stringLikeRegexp('existingQueue'),
+        ),
+      ).toEqual([]);
+      expect(
+        Annotations.fromStack(standard.stack).findWarning(
+          '*',
+          Match.stringLikeRegexp('existingQueue'),
+        ),
+      ).toEqual([]);
     });
 
     it('grants only SendMessage on an existing queue, and its KMS key', () => {
@@ -223,16 +267,21 @@ describe('Class: WebhookReceiver', () => {
       });
     });
 
-    it('encrypts both queues with SQS-managed keys, keeps messages 14 days and refuses plain HTTP', () => {
+    it('encrypts both queues with SQS-managed keys, keeps messages 10 days (dead letters 14) and refuses plain HTTP', () => {
       // Prepare
-      const { template, receiver, id } = standard;
+      const { template, receiver, id, resource } = standard;
 
       // Assess
       template.resourceCountIs('AWS::SQS::Queue', 2);
-      template.allResourcesProperties('AWS::SQS::Queue', {
-        SqsManagedSseEnabled: true,
-        MessageRetentionPeriod: 14 * 24 * 3600,
-      });
+      template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+      const retention = (queue: unknown) =>
+        resource(queue as never).Properties.MessageRetentionPeriod as number;
+      expect(retention(receiver.queue)).toBe(10 * 86_400);
+      // A moved message keeps its first enqueue time: the dead-letter queue keeps it 4 days longer.
+      expect(retention(receiver.deadLetterQueue)).toBe(14 * 86_400);
+      expect(
+        retention(receiver.deadLetterQueue) - retention(receiver.queue),
+      ).toBeGreaterThanOrEqual(4 * 86_400);
       for (const queue of [receiver.queue, receiver.deadLetterQueue]) {
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id(queue) }],
@@ -301,6 +350,33 @@ describe('Class: WebhookReceiver', () => {
       fifo.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
       expect(fifo.receiver.secret?.secretArn).toBe(IMPORTED_SECRET_ARN);
     });
+
+    it("lets the receiver decrypt an imported secret's customer managed key, through Secrets Manager in the stack's region only", () => {
+      // Prepare: a key imported by ARN, whose key policy the stack cannot change.
+      const synthesized = synthesize((stack) => ({
+        secret: Secret.fromSecretAttributes(stack, 'Imported', {
+          secretCompleteArn: IMPORTED_SECRET_ARN,
+          encryptionKey: Key.fromKeyArn(stack, 'SecretKey', EXISTING_KEY_ARN),
+        }),
+      }));
+      const { template, receiver, id } = synthesized;
+
+      // Assess
+      expect(
+        statementsOfRole(template, id(receiver.node.findChild('ReceiverRole'))),
+      ).toContainEqual({
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: EXISTING_KEY_ARN,
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': {
+              'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+            },
+          },
+        },
+      });
+    });
   });
 
   describe('Consumer', () => {
@@ -321,6 +397,7 @@ describe('Class: WebhookReceiver', () => {
         Architectures: ['arm64'],
         MemorySize: 256,
         Timeout: 30,
+        LoggingConfig: Match.objectLike({ LogFormat: 'JSON', SystemLogLevel: 'WARN' }),
         Environment: {
           Variables: {
             POWERTOOLS_SERVICE_NAME: Match.stringLikeRegexp(
@@ -639,7 +716,7 @@ describe('Class: WebhookReceiver', () => {
     it('watches the receiver, the API and the right queue', () => {
       // Prepare
       const { template, receiver, id } = standard;
-      const dimensionsOf = (key: keyof WebhookReceiver['alarms']) =>
+      const dimensionsOf = (key: Exclude<keyof WebhookReceiver['alarms'], 'silence'>) =>
         template.toJSON().Resources[id(receiver.alarms[key])].Properties.Dimensions;
 
       // Assess
@@ -674,11 +751,11 @@ describe('Class: WebhookReceiver', () => {
       expect(resource(receiver.alarms.oldestMessageAge).Properties.Dimensions).toEqual([
         { Name: 'QueueName', Value: 'bookings' },
       ]);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
     });
 
-    it('creates eight alarms with no actions and no topic when no e-mail is given', () => {
-      standard.template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    it('creates nine alarms with no actions and no topic when no e-mail is given', () => {
+      standard.template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
       standard.template.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: Match.absent(),
       });
@@ -693,7 +770,7 @@ describe('Class: WebhookReceiver', () => {
       const opsTopicId = id(fifo.stack.node.findChild('OpsTopic'));
 
       // Assess
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
       template.allResourcesProperties('AWS::CloudWatch::Alarm', {
         AlarmActions: [{ Ref: opsTopicId }, { Ref: topicId }],
       });
@@ -729,7 +806,7 @@ describe('Class: WebhookReceiver', () => {
     it('applies the alarm thresholds and the service name from the props', () => {
       // Prepare
       const { template, receiver, id } = fifo;
-      const propertiesOf = (key: keyof WebhookReceiver['alarms']) =>
+      const propertiesOf = (key: Exclude<keyof WebhookReceiver['alarms'], 'silence'>) =>
         template.toJSON().Resources[id(receiver.alarms[key])].Properties;
 
       // Assess
@@ -764,6 +841,20 @@ describe('Class: WebhookReceiver', () => {
       ['an empty secretJsonField', { secretJsonField: ' ' }, /secretJsonField/],
       ['a batch of 11 on a FIFO queue', { fifo: true, consumerBatchSize: 11 }, /from 1 to 10/],
       ['a reserved concurrency of 0', { reservedConcurrency: 0 }, /reservedConcurrency/],
+      ["a receiver memory below Lambda's 128 MB", { receiverMemorySize: 64 }, /receiverMemorySize/],
+      [
+        'receiverMemorySize beside receiverFunctionProps.memorySize',
+        { receiverMemorySize: 256, receiverFunctionProps: { memorySize: 512 } },
+        /receiverMemorySize cannot be used with receiverFunctionProps.memorySize/,
+      ],
+      [
+        'systemLogLevel beside receiverFunctionProps.loggingFormat',
+        {
+          systemLogLevel: SystemLogLevel.INFO,
+          receiverFunctionProps: { loggingFormat: LoggingFormat.TEXT },
+        },
+        /systemLogLevel cannot be used with receiverFunctionProps.loggingFormat/,
+      ],
       [
         'a batching window on a FIFO queue',
         { fifo: true, consumerMaxBatchingWindow: Duration.seconds(5) },
@@ -857,7 +948,7 @@ describe('Class: WebhookReceiver', () => {
     it('synthesize side by side with one API Gateway account setting', () => {
       template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
       template.resourceCountIs('AWS::ApiGateway::Account', 1);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 16);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 18);
     });
 
     it('never share an alarm name, an API name or a metric dimension', () => {
@@ -875,7 +966,7 @@ describe('Class: WebhookReceiver', () => {
       const watched = alarms.map((alarm) =>
         JSON.stringify([alarm.Namespace, alarm.MetricName, alarm.Dimensions]),
       );
-      expect(new Set(watched).size).toBe(16);
+      expect(new Set(watched).size).toBe(18);
       const serviceNames = [first, second].map(
         (receiver) =>
           template.toJSON().Resources[

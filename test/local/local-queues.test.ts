@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -113,6 +114,35 @@ describe('Function: startLocalQueues', () => {
       ApproximateNumberOfMessagesNotVisible: '1',
     });
     expect(again.Messages).toBeUndefined();
+  });
+
+  it('keeps dead letters 4 days longer than the queue, counted from their first enqueue, across restarts', async () => {
+    // Prepare: a journal holding a message of each queue first sent 12 days ago.
+    const stateDir = join(dir(), 'dead-letter-retention');
+    mkdirSync(stateDir, { recursive: true });
+    const sentTimestamp = Date.now() - 12 * 86_400_000;
+    const put = (messageId: string, queueName: string) =>
+      JSON.stringify({ put: { messageId, queueName, body: '{}', sentTimestamp, receiveCount: 5 } });
+    writeFileSync(
+      join(stateDir, 'journal.ndjson'),
+      `${put('a', QUEUE_NAME)}\n${put('b', DLQ_NAME)}\n`,
+    );
+
+    // Act
+    queues = await startLocalQueues({ port: 0, stateDir });
+    const client = sqsClient(queues.endpoint);
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: queues.dlqUrl, AttributeNames: ['All'] }),
+    );
+    const fromDlq = await client.send(new ReceiveMessageCommand({ QueueUrl: queues.dlqUrl }));
+    const fromMain = await client.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl }));
+
+    // Assess: 12 days is past the queue's 10 and within the dead-letter queue's 14.
+    expect(Attributes?.MessageRetentionPeriod).toBe(String(14 * 86_400));
+    expect(QUEUE_SETTINGS.retentionPeriodSeconds).toBe(10 * 86_400);
+    expect(queues.restored).toBe(1);
+    expect(fromDlq.Messages).toHaveLength(1);
+    expect(fromMain.Messages).toBeUndefined();
   });
 
   it('moves a message received maxReceiveCount times without deletion to the dead-letter queue, and a restart keeps it there', async () => {

@@ -6,7 +6,7 @@ export interface CapturedOutput {
   text(): string;
   /** Each written line that is a JSON object, parsed (Powertools log lines and EMF blobs). */
   records(): Record<string, unknown>[];
-  /** Powertools Logger lines (they have a `level` and a `message`). */
+  /** Log lines (they have a `level`; a queued call's line has no `message`). */
   logs(): Record<string, unknown>[];
   /** Embedded Metric Format blobs (they have `_aws`). */
   metrics(): Record<string, unknown>[];
@@ -47,7 +47,7 @@ export function captureOutput(): CapturedOutput {
   return {
     text,
     records,
-    logs: () => records().filter((record) => 'level' in record && 'message' in record),
+    logs: () => records().filter((record) => 'level' in record && !('_aws' in record)),
     metrics,
     metricValues: () =>
       metrics().flatMap((record) => {

@@ -37,7 +37,7 @@ export const RECEIVER_LOG_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** Top-level keys of an EMF blob besides the metric values it declares in `_aws`. */
-const EMF_KEYS: ReadonlySet<string> = new Set(['_aws', 'service', 'reason']);
+const EMF_KEYS: ReadonlySet<string> = new Set(['_aws', 'service', 'reason', 'endpoint']);
 
 /** What was written, line by line, and every way it departs from one JSON record per line. */
 export interface WrittenLines {
@@ -75,7 +75,7 @@ export function readWrittenLines(text: string): WrittenLines {
     } else if ('_aws' in record) {
       metrics.push(record);
       problems.push(...unexpectedKeys(record, new Set([...EMF_KEYS, ...declaredMetrics(record)])));
-    } else if ('level' in record && 'message' in record) {
+    } else if ('level' in record) {
       logs.push(record);
       problems.push(...unexpectedKeys(record, RECEIVER_LOG_KEYS));
     } else {

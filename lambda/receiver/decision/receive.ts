@@ -32,6 +32,11 @@ export interface ReceiveRequest {
    * message and its ids. Unset for the single endpoint.
    */
   readonly endpoint?: string;
+  /**
+   * The front door's id of the request (`requestContext.requestId`): it goes into the message as
+   * `request_id`, so a delivery can be followed from the access log to the consumer.
+   */
+  readonly requestId?: string;
 }
 
 /** The limits and choices the decision depends on (from configuration). */
@@ -237,7 +242,13 @@ export async function receive(
   if (!isForwarded(policy.forwardEvents, payload.event)) {
     return { kind: 'ignored', status: 200, details: verified };
   }
-  const message = buildMessage(payload, result.timestamp, result.canonicalBody, request.endpoint);
+  const message = buildMessage(
+    payload,
+    result.timestamp,
+    result.canonicalBody,
+    request.endpoint,
+    request.requestId,
+  );
   const sent: ReceiveDetails = { ...verified, dedupKey: message.deduplicationId };
   try {
     await ports.sink.send(message);

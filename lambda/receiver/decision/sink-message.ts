@@ -20,6 +20,8 @@ export interface SinkMessage {
     readonly source?: string;
     /** The endpoint the call was sent to, when the receiver serves several. */
     readonly endpoint?: string;
+    /** The front door's request id, when it is 1 to 128 printable ASCII characters. */
+    readonly request_id?: string;
   };
   /** The `t` of the signature header. */
   readonly signatureTimestamp: number;
@@ -50,6 +52,9 @@ export function isForwarded(forwardEvents: ForwardEvents, event: string): boolea
 // Group ids: 1 to 128 printable ASCII characters without space (what FIFO queues accept).
 const GROUP_ID = /^[\x21-\x7E]{1,128}$/;
 const FALLBACK_GROUP_ID = 'webhook';
+// API Gateway and function URL request ids are UUID-like; anything else (a hand-made test event)
+// is left out rather than risk an attribute value SQS refuses, which would answer 503.
+const REQUEST_ID = /^[\x21-\x7E]{1,128}$/;
 
 /**
  * The message for a verified payload.
@@ -59,12 +64,14 @@ const FALLBACK_GROUP_ID = 'webhook';
  * @param canonicalBody - the squashed body, hashed for deduplication
  * @param endpoint - the endpoint called, when the receiver serves several (a valid endpoint
  *   name: 1 to 32 characters of `a-z`, `0-9` and `-`)
+ * @param requestId - the front door's request id, for the `request_id` attribute
  */
 export function buildMessage(
   payload: Payload,
   timestamp: number,
   canonicalBody: string,
   endpoint?: string,
+  requestId?: string,
 ): SinkMessage {
   // Endpoint names never hold `:`, so the prefix cannot be mistaken for part of an id.
   const prefix = endpoint === undefined ? '' : `${endpoint}:`;
@@ -78,6 +85,7 @@ export function buildMessage(
       ...(payload.eventAt === undefined ? {} : { event_at: payload.eventAt }),
       ...(payload.source === undefined ? {} : { source: payload.source }),
       ...(endpoint === undefined ? {} : { endpoint }),
+      ...(requestId !== undefined && REQUEST_ID.test(requestId) ? { request_id: requestId } : {}),
     },
     signatureTimestamp: timestamp,
     deduplicationId: prefix + createHash('sha256').update(canonicalBody).digest('hex'),

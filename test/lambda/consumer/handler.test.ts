@@ -115,6 +115,9 @@ describe('Function: createConsumerHandler (idempotency on DynamoDB)', () => {
           message_id: 'm2',
         }),
       );
+      expect(output.metricValues()).toEqual([
+        { name: 'DuplicateSkipped', value: 1, dimensions: { service: 'webhook-consumer' } },
+      ]);
     });
 
     it('processes two copies in one batch once and acknowledges both', async () => {

@@ -31,6 +31,46 @@ describe('Function: handler (consumer)', () => {
     expect(output.logs().filter(({ message }) => message === 'Booking received')).toHaveLength(2);
   });
 
+  it('logs the receiver request_id next to the booking id', async () => {
+    // Prepare
+    const event = sqsEvent([
+      {
+        body: GOOD,
+        messageId: 'm1',
+        attributes: { event: 'event_booked', request_id: 'req-7f3a' },
+      },
+    ]);
+
+    // Act
+    await handler(event, lambdaContext('webhook-consumer'));
+
+    // Assess
+    expect(output.logs()).toContainEqual(
+      expect.objectContaining({
+        message: 'Booking received',
+        booking_id: '918273',
+        request_id: 'req-7f3a',
+      }),
+    );
+  });
+
+  it('counts every record it reports failed in RecordFailed', async () => {
+    // Prepare
+    const event = sqsEvent([
+      { body: GOOD, messageId: 'm1' },
+      { body: BAD, messageId: 'm2' },
+      { body: 'not json', messageId: 'm3' },
+    ]);
+
+    // Act
+    await handler(event, lambdaContext('webhook-consumer'));
+
+    // Assess
+    expect(output.metricValues()).toEqual([
+      { name: 'RecordFailed', value: 2, dimensions: { service: 'webhook-consumer' } },
+    ]);
+  });
+
   it('reports only the invalid record so the rest of the batch is not retried', async () => {
     // Prepare
     const event = sqsEvent([
@@ -145,7 +185,10 @@ describe('Function: handler (consumer)', () => {
       { itemIdentifier: 'm2' },
       { itemIdentifier: 'm3' },
     ]);
-    expect(output.metricValues()).toEqual([]);
+    // Failed, not skipped: none of them is counted in EventSkipped.
+    expect(output.metricValues()).toEqual([
+      { name: 'RecordFailed', value: 3, dimensions: { service: 'webhook-consumer' } },
+    ]);
   });
 
   it('goes on past a skipped record on a FIFO queue', async () => {

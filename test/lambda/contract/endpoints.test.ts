@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  endpointContextKey,
   endpointIdSuffix,
   endpointKeyVariable,
   endpointOutputKey,
-  endpointSecretContextKey,
   isEndpointName,
+  parseEndpointContextKey,
   STACK_OUTPUTS,
   splitList,
   webhookPath,
@@ -20,8 +21,18 @@ describe('Module: the receiver contract for endpoints', () => {
     expect(endpointIdSuffix(name)).toBe('EuWest2');
     expect(endpointOutputKey(STACK_OUTPUTS.webhookUrl, name)).toBe('WebhookUrlEuWest2');
     expect(endpointOutputKey(STACK_OUTPUTS.secretArn, name)).toBe('SecretArnEuWest2');
-    expect(endpointSecretContextKey(name)).toBe('secretArn.eu-west-2');
+    expect(endpointContextKey('secretArn', name)).toBe('secretArn.eu-west-2');
+    expect(endpointContextKey('secretKmsKeyArn', name)).toBe('secretKmsKeyArn.eu-west-2');
     expect(endpointKeyVariable(name)).toBe('WEBHOOK_SECRET_EU_WEST_2');
+  });
+
+  it.each([
+    ['secretArn.eu-west-2', { prop: 'secretArn', name: 'eu-west-2' }],
+    ['secretKmsKeyArn.eu', { prop: 'secretKmsKeyArn', name: 'eu' }],
+    ['secretArn', undefined],
+    ['secretJsonField.eu', undefined],
+  ])('reads context key %j as a per-endpoint key: %j', (key, named) => {
+    expect(parseEndpointContextKey(key)).toEqual(named);
   });
 
   it('gives the single endpoint the path /webhook', () => {

@@ -47,9 +47,11 @@ describe('Function: squashJson (properties)', () => {
           const result = squashJson(text);
 
           // Assess
+          const squashed = escaped ? compact.replaceAll('/', '\\/') : compact;
           expect(result).toEqual({
             ok: true,
-            text: escaped ? compact.replaceAll('/', '\\/') : compact,
+            text: squashed,
+            ascii: !/[\u0080-\uffff]/.test(squashed),
           });
         }),
         { numRuns: SQUASH_RUNS.numRuns, seed: SQUASH_RUNS.seed },

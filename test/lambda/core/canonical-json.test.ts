@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { escapeSlashes, squashJson, unescapeSlashes } from '../../../lambda/core/canonical-json.js';
 
+const isAscii = (text: string): boolean => !/[\u0080-\uffff]/.test(text);
+
 describe('Function: squashJson', () => {
   it.each([
     ['spaces, LF and indentation', '{\n    "a": 1,\n    "b": [1, 2]\n}', '{"a":1,"b":[1,2]}'],
@@ -34,7 +36,28 @@ describe('Function: squashJson', () => {
     const result = squashJson(text);
 
     // Assess
-    expect(result).toEqual({ ok: true, text: squashed });
+    expect(result).toEqual({ ok: true, text: squashed, ascii: isAscii(squashed) });
+  });
+
+  // The ASCII flag lets the verifier hash the text without a UTF-8 encoding pass: a wrong `true`
+  // would hash a non-ASCII character as one byte and reject genuine calls.
+  it.each([
+    ['compact, at the start', '["é"]', false],
+    ['compact, after a long ASCII prefix', `["${'a'.repeat(600)}","é"]`, false],
+    ['compact, after escapes', `["${'\\u00e9'.repeat(2000)}é"]`, false],
+    ['compact, in a key', `{"${'a'.repeat(300)}":1,"é":2}`, false],
+    ['compact, escaped only', '["\\u00e9 \\/"]', true],
+    ['pretty, after a long ASCII prefix', `[\n  "${'a'.repeat(600)}",\n  "x é"\n]`, false],
+    ['pretty, after escapes', `[ "${'\\n'.repeat(2000)}€" ]`, false],
+    ['pretty, all ASCII', '{\n  "a": "b c"\n}', true],
+    ['deeper than the compact form, non-ASCII', '[[[[["€"]]]]]', false],
+    ['deeper than the compact form, ASCII', '[[[[["e"]]]]]', true],
+  ])('says whether the text is all ASCII: %s', (_, text, ascii) => {
+    // Act
+    const result = squashJson(text);
+
+    // Assess
+    expect(result).toMatchObject({ ok: true, ascii });
   });
 
   it('returns the very same string when there is no whitespace to remove', () => {
@@ -111,7 +134,7 @@ describe('Function: squashJson', () => {
 
     // Assess
     expect(text.length).toBeGreaterThan(1024 * 1024);
-    expect(result).toEqual({ ok: true, text: JSON.stringify(value) });
+    expect(result).toEqual({ ok: true, text: JSON.stringify(value), ascii: true });
   });
 
   it('reads 100,000 nested arrays without overflowing the stack', () => {
@@ -122,7 +145,11 @@ describe('Function: squashJson', () => {
     const result = squashJson(text);
 
     // Assess
-    expect(result).toEqual({ ok: true, text: `${'['.repeat(100_000)}0${']'.repeat(100_000)}` });
+    expect(result).toEqual({
+      ok: true,
+      text: `${'['.repeat(100_000)}0${']'.repeat(100_000)}`,
+      ascii: true,
+    });
   });
 
   it('reads 100,000 nested objects and rejects them when one closer is missing', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signPayload, verifySignature } from '../../../lambda/core/index.js';
+import { signRawBody } from '../../support/booking.js';
 import { propertyRuns } from '../../support/property-runs.js';
 import { jsonDocument, renderWithWhitespace } from './json-arbitraries.js';
 
@@ -8,6 +9,7 @@ const ROUND_TRIP_RUNS = propertyRuns('verify(sign(x)) under any whitespace', 300
 const BYTE_CHANGE_RUNS = propertyRuns('a changed byte inside a string fails', 500);
 const OTHER_KEY_RUNS = propertyRuns('another key fails', 200);
 const BYTES_RUNS = propertyRuns('bytes verify as the text they decode to', 300);
+const PREFIX_RUNS = propertyRuns('raw non-ASCII after an ASCII prefix of any length', 300);
 
 const T = 1_716_000_000;
 const key = fc.string({ minLength: 1, maxLength: 40 });
@@ -44,6 +46,38 @@ describe('Function: verifySignature (properties)', () => {
       );
     },
     BYTES_RUNS.timeout,
+  );
+
+  // The verifier hashes a text it found to be ASCII without encoding it to UTF-8, and looks for a
+  // non-ASCII character in the first characters before trying its ASCII-only compact check.
+  it(
+    'verifies a string body with raw non-ASCII text after an ASCII prefix of any length',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.nat({ max: 700 }),
+          unicodeValue,
+          jsonDocument,
+          (padding, value, { gaps, escapeSlashes }) => {
+            // Prepare: signed over the UTF-8 bytes of the compact text, as the sender does.
+            const document = { pad: 'a'.repeat(padding), value };
+            const header = signRawBody(Buffer.from(JSON.stringify(document)), 'k', T);
+            const compact = JSON.stringify(document);
+            const pretty = renderWithWhitespace(document, gaps, escapeSlashes);
+
+            // Act
+            const results = [compact, pretty].map((body) =>
+              verifySignature({ header, body, keys: ['k'], now: T }),
+            );
+
+            // Assess
+            for (const result of results) expect(result).toMatchObject({ ok: true, keyIndex: 0 });
+          },
+        ),
+        { numRuns: PREFIX_RUNS.numRuns, seed: PREFIX_RUNS.seed },
+      );
+    },
+    PREFIX_RUNS.timeout,
   );
 
   it(

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, type EndpointsConfig, loadConfig } from '../../../lambda/receiver/config.js';
+import {
+  ConfigError,
+  type EndpointsConfig,
+  loadConfig,
+  parseEndpointDirectory,
+} from '../../../lambda/receiver/config.js';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-events';
 const MINIMAL = { SECRET_ID: 'webhook/signing-key', QUEUE_URL };
@@ -19,7 +24,7 @@ describe('Function: loadConfig', () => {
       queueUrl: QUEUE_URL,
       toleranceSeconds: 300,
       previousKeyGraceSeconds: 86_400,
-      secretCacheSeconds: 300,
+      secretCacheSeconds: 3600,
       forwardEvents: new Set(['event_booked']),
       maxBodyBytes: 262_144,
       serviceName: 'webhook-receiver',
@@ -299,6 +304,79 @@ describe('Function: loadConfig', () => {
       // Assess
       expect(load).toThrow(ConfigError);
       expect(load).toThrow(message);
+    });
+  });
+  describe('endpoint directory', () => {
+    const DIRECTORY = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:Directory-AbC123';
+
+    it('reads ENDPOINT_DIRECTORY_SECRET_ID, leaving the endpoints to the directory read on the first call', () => {
+      // Act
+      const config = loadConfig({
+        QUEUE_URL,
+        ENDPOINT_DIRECTORY_SECRET_ID: DIRECTORY,
+        ENDPOINT_DIRECTORY_VERSION: '0123456789abcdef',
+      });
+
+      // Assess
+      expect(config.endpoints).toEqual({ kind: 'directory', secretId: DIRECTORY });
+    });
+
+    it.each([
+      [{ SECRET_ID: 'webhook/key' }, 'SECRET_ID and ENDPOINT_DIRECTORY_SECRET_ID are both set'],
+      [
+        { WEBHOOK_SECRET: 'local-key' },
+        'WEBHOOK_SECRET and ENDPOINT_DIRECTORY_SECRET_ID are both set',
+      ],
+      [
+        { ENDPOINT_SECRET_IDS: '{"eu":"x"}' },
+        'ENDPOINT_SECRET_IDS and ENDPOINT_DIRECTORY_SECRET_ID are both set',
+      ],
+      [
+        { ENDPOINT_SECRET_JSON_FIELDS: '{"eu":"key"}' },
+        'ENDPOINT_SECRET_JSON_FIELDS is set with ENDPOINT_DIRECTORY_SECRET_ID',
+      ],
+    ])('throws a ConfigError when ENDPOINT_DIRECTORY_SECRET_ID comes with %j', (env, message) => {
+      // Act
+      const load = () => loadConfig({ QUEUE_URL, ENDPOINT_DIRECTORY_SECRET_ID: DIRECTORY, ...env });
+
+      // Assess
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(message);
+      expect(load).not.toThrow('local-key');
+    });
+
+    it("reads the directory's secret ids and JSON fields with the rules of the variables", () => {
+      // Act
+      const sources = parseEndpointDirectory(
+        JSON.stringify({ secretIds: { eu: 'arn:eu', us: 'arn:us' }, jsonFields: { us: 'key' } }),
+      );
+
+      // Assess
+      expect(sources).toEqual(
+        new Map([
+          ['eu', { kind: 'secrets-manager', secretId: 'arn:eu' }],
+          ['us', { kind: 'secrets-manager', secretId: 'arn:us', jsonField: 'key' }],
+        ]),
+      );
+    });
+
+    it.each([
+      ['not JSON', 'that is not JSON', 'must be a JSON object from endpoint name to secret id'],
+      ['{"secretIds":{}}', 'empty', 'must name at least one endpoint'],
+      ['{"secretIds":{"EU":"x"}}', 'a bad name', "endpoint name 'EU' must be"],
+      [
+        '{"secretIds":{"eu":"x"},"jsonFields":{"us":"k"}}',
+        'a field of no endpoint',
+        "names endpoint 'us', which the endpoint directory (ENDPOINT_DIRECTORY_SECRET_ID) secretIds does not",
+      ],
+    ])('refuses a directory %s (%s), naming it', (text, _, message) => {
+      // Act
+      const parse = () => parseEndpointDirectory(text);
+
+      // Assess
+      expect(parse).toThrow(ConfigError);
+      expect(parse).toThrow(message);
+      expect(parse).toThrow('endpoint directory');
     });
   });
 });

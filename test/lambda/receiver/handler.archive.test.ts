@@ -113,6 +113,11 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
       message: { attributes: { event: 'event_booked' } },
     });
     expect(record?.source_ip).toMatch(/\d/);
+    // The front door's request id, as the message carries it: a delivery followed into the archive.
+    const requestId = queued?.MessageAttributes?.request_id?.StringValue;
+    expect(requestId).toMatch(/\S/);
+    expect(record?.api_request_id).toBe(requestId);
+    expect(record?.message?.attributes.request_id).toBe(requestId);
     expect(output.text()).not.toContain(record?.body_base64);
   });
 

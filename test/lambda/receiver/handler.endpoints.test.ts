@@ -97,7 +97,7 @@ describe.each(FRONT_DOORS)(
         `us:${sha256(BOOKING)}`,
       ]);
       expect(output.logs()).toContainEqual(
-        expect.objectContaining({ outcome: 'queued', status: 200, endpoint: 'eu' }),
+        expect.objectContaining({ outcome: 'queued', endpoint: 'eu' }),
       );
       expectCleanOutput();
     });
@@ -150,6 +150,40 @@ describe.each(FRONT_DOORS)(
       expect(output.logs()).toContainEqual(
         expect.objectContaining({ status: 404, reason: 'unknown_endpoint', path }),
       );
+      expectCleanOutput();
+    });
+
+    it('counts each endpoint under an endpoint dimension beside the unchanged totals', async () => {
+      // Prepare
+      const { invoke } = await coldReceiver();
+      const service = { service: 'webhook-receiver' };
+
+      // Act: eu queues, then us is forged, then eu queues again within the minute
+      await invoke(call('/webhook/eu', KEYS.eu));
+      clock.ms += 1000;
+      await invoke(call('/webhook/us', 'forged-key'));
+      clock.ms += 1000;
+      await invoke(call('/webhook/eu', KEYS.eu, JSON.stringify(bookingPayload({ id: 2 }))));
+      const withinTheMinute = output.metricValues().length;
+      clock.ms += 60_000;
+      await invoke(call('/webhook/us', KEYS.us));
+
+      // Assess
+      const values = output.metricValues();
+      const perEndpoint = values.filter(({ dimensions }) => 'endpoint' in dimensions);
+      expect(perEndpoint).toEqual([
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'eu' } },
+        { name: 'WebhookRejected', value: 1, dimensions: { ...service, endpoint: 'us' } },
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'eu' } },
+        { name: 'WebhookVerified', value: 1, dimensions: { ...service, endpoint: 'us' } },
+      ]);
+      expect(values.slice(withinTheMinute).map(({ name }) => name)).toContain('WebhookVerified');
+      const total = (metric: string) =>
+        values
+          .filter(({ name, dimensions }) => name === metric && !('endpoint' in dimensions))
+          .reduce((sum, { value }) => sum + Number(value), 0);
+      expect(total('WebhookForwarded')).toBe(3);
+      expect(total('WebhookVerified')).toBe(3);
       expectCleanOutput();
     });
 
@@ -275,6 +309,88 @@ describe.each(FRONT_DOORS)(
       expect(response.statusCode).toBe(200);
       const [message] = await queuedMessages();
       expect(message?.Attributes?.MessageGroupId).toBe('eu:event_booked');
+    });
+
+    describe('with the endpoint directory (ENDPOINT_DIRECTORY_SECRET_ID)', () => {
+      const DIRECTORY_ID = 'webhook/endpoint-directory';
+      const DIRECTORY_ENV = { ENDPOINT_DIRECTORY_SECRET_ID: DIRECTORY_ID };
+
+      beforeEach(() => {
+        const directory = new FakeSecretStore(() => new Date(clock.ms));
+        directory.put(JSON.stringify({ secretIds: SECRET_IDS }));
+        secretsManager().stores.set(DIRECTORY_ID, directory);
+      });
+
+      it("reads the directory once, then serves each endpoint with its own secret's key", async () => {
+        // Prepare
+        const { invoke, queuedMessages } = await coldReceiver({ env: DIRECTORY_ENV });
+
+        // Act
+        const responses = [
+          await invoke(call('/webhook/eu', KEYS.eu)),
+          await invoke(call('/webhook/us', KEYS.us)),
+          await invoke(call('/webhook/us', KEYS.eu)),
+        ];
+
+        // Assess
+        expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 401]);
+        expect(secretRequests(DIRECTORY_ID)).toBe(1);
+        const messages = await queuedMessages();
+        expect(messages.map((message) => message.MessageAttributes?.endpoint?.StringValue)).toEqual(
+          ['eu', 'us'],
+        );
+        expectCleanOutput();
+      });
+
+      it.each([
+        ['an endpoint the directory does not list', '/webhook/asia', 1],
+        ['a name no endpoint can have, without reading the directory', '/webhook/EU', 0],
+      ])('answers 404 for %s', async (_, path, directoryReads) => {
+        // Prepare
+        const { invoke } = await coldReceiver({ env: DIRECTORY_ENV });
+
+        // Act
+        const response = await invoke(call(path, KEYS.eu));
+
+        // Assess
+        expect(response.statusCode).toBe(404);
+        expect(secretRequests(DIRECTORY_ID)).toBe(directoryReads);
+        expect(secretRequests(SECRET_IDS.eu)).toBe(0);
+      });
+
+      it('answers 503 keys_unavailable while the directory cannot be read, trying again after 30 s', async () => {
+        // Prepare: the role may not read the directory
+        const { invoke, queuedBodies } = await coldReceiver({ env: DIRECTORY_ENV });
+        secretsManager().behaviourBySecret.set(DIRECTORY_ID, {
+          kind: 'error',
+          type: 'AccessDeniedException',
+          status: 400,
+        });
+
+        // Act
+        const failed = [
+          await invoke(call('/webhook/eu', KEYS.eu)),
+          await invoke(call('/webhook/us', KEYS.us)),
+        ];
+        const readsWhileFailing = secretRequests(DIRECTORY_ID);
+        secretsManager().behaviourBySecret.delete(DIRECTORY_ID);
+        clock.ms += 31_000;
+        const recovered = await invoke(call('/webhook/eu', KEYS.eu));
+
+        // Assess
+        expect(failed.map((response) => response.statusCode)).toEqual([503, 503]);
+        expect(JSON.parse(failed[0]?.body ?? '')).toMatchObject({ reason: 'keys_unavailable' });
+        expect(readsWhileFailing).toBe(1);
+        expect(recovered.statusCode).toBe(200);
+        expect(await queuedBodies()).toEqual([BOOKING]);
+        expect(output.logs()).toContainEqual(
+          expect.objectContaining({
+            level: 'ERROR',
+            message: 'Loading the signing keys failed; answering 503',
+          }),
+        );
+        expectCleanOutput();
+      });
     });
 
     it('serves /webhook/<name> with the single key when no endpoints are configured', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   FRONT_DOORS,
@@ -35,6 +36,19 @@ describe('Function: handler (events as each front door sends them)', () => {
       // Assess
       expect(JSON.parse(response.body)).toEqual({ status: 'queued' });
       expect(await queuedBodies()).toEqual([BOOKING]);
+    });
+
+    it('sends the front door request id along as the request_id message attribute', async () => {
+      // Prepare
+      const { invoke, queuedMessages } = await receiver();
+      const requestId = randomUUID();
+
+      // Act
+      await invoke(event({ ...signedCall(BOOKING, { timestamp: NOW }), requestId }));
+
+      // Assess
+      const [message] = await queuedMessages();
+      expect(message?.MessageAttributes?.request_id?.StringValue).toBe(requestId);
     });
 
     it('queues a signed booking whose body arrives base64-encoded, byte for byte', async () => {

@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
 import { type Environment, loadConfig } from '../../../lambda/receiver/config.js';
 import { createHandler, type HandlerDependencies } from '../../../lambda/receiver/handler.js';
 import {
@@ -498,7 +499,7 @@ describe('Function: handler', () => {
         );
       await call();
       secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
-      clock.now += 301;
+      clock.now += RECEIVER_SETTINGS.secretCacheSeconds.default + 1;
 
       // Act
       const response = await call();
@@ -522,7 +523,7 @@ describe('Function: handler', () => {
           restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: NOW, key: KEYS.previous })),
         );
         secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
-        clock.now += 301;
+        clock.now += RECEIVER_SETTINGS.secretCacheSeconds.default + 1;
         const call = (key: string) =>
           handler.invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: clock.now, key })));
         return { secrets, call, messages: handler.messages };
@@ -590,7 +591,7 @@ describe('Function: handler', () => {
   });
 
   describe('logs and metrics', () => {
-    it('logs one compact line per queued call: request id, outcome, event type, timestamp age, key stage and dedup key', async () => {
+    it('logs one compact line per queued call: request id, outcome, event type, timestamp age and dedup key', async () => {
       // Prepare
       const { invoke, messages } = await receiver();
       const event = restApiEvent({
@@ -602,18 +603,17 @@ describe('Function: handler', () => {
       await invoke(event);
 
       // Assess: only the decision's fields; CloudWatch stamps the time, the log group names the
-      // function, and the body matched as sent (signed_form is logged only when it did not).
+      // function, the outcome says the message and the 200, the usual key matched (here the
+      // local run's only one) and the body matched as sent (key_stage and signed_form are
+      // logged only when they are not the usual ones).
       const [message] = await messages();
       expect(output.logs()).toEqual([
         {
           level: 'INFO',
-          message: 'Webhook queued',
           outcome: 'queued',
-          status: 200,
           api_request_id: 'apigw-req-1',
           event_type: 'event_booked',
           timestamp_age_seconds: 12,
-          key_stage: 'WEBHOOK_SECRET',
           dedup_key: message?.MessageAttributes?.dedup_key?.StringValue,
         },
       ]);
@@ -678,6 +678,7 @@ describe('Function: handler', () => {
           service: 'webhook-receiver',
           WebhookReceived: 1,
           WebhookForwarded: 1,
+          WebhookVerified: 1,
         }),
       ]);
     });
@@ -731,11 +732,13 @@ describe('Function: handler', () => {
       expect(firstBlob).toEqual([
         { name: 'WebhookReceived', value: 1, dimensions: service },
         { name: 'WebhookForwarded', value: 1, dimensions: service },
+        { name: 'WebhookVerified', value: 1, dimensions: service },
       ]);
       expect(withinTheMinute).toBe(firstBlob.length);
       expect(afterAMinute).toEqual([
         { name: 'WebhookReceived', value: 4, dimensions: service },
         { name: 'WebhookForwarded', value: 4, dimensions: service },
+        { name: 'WebhookVerified', value: 4, dimensions: service },
       ]);
       expect(withRejection).toEqual(
         expect.arrayContaining([
@@ -747,7 +750,7 @@ describe('Function: handler', () => {
       );
     });
 
-    it('counts an ignored event as WebhookIgnored', async () => {
+    it('counts an ignored event as WebhookIgnored and WebhookVerified', async () => {
       // Prepare
       const { invoke } = await receiver();
       const body = JSON.stringify(bookingPayload({ event: 'event_cancelled' }));
@@ -759,6 +762,7 @@ describe('Function: handler', () => {
       expect(output.metricValues().map(({ name }) => name)).toEqual([
         'WebhookReceived',
         'WebhookIgnored',
+        'WebhookVerified',
       ]);
     });
 

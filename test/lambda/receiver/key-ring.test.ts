@@ -241,6 +241,7 @@ function scriptedRing(cacheSeconds = 300) {
   const clock = { now: NOW_MS };
   const results: Array<AcceptedKeys | Error> = [];
   const failures: Array<[KeyLoadError, boolean]> = [];
+  const successes = { count: 0 };
   let loads = 0;
   let last: AcceptedKeys = { keys: ['key-one'], labels: ['AWSCURRENT'] };
   const ring = new CachedKeyRing(
@@ -255,12 +256,17 @@ function scriptedRing(cacheSeconds = 300) {
       cacheSeconds,
       now: () => clock.now,
       onLoadFailure: (error, stale) => failures.push([error, stale]),
+      onLoaded: () => {
+        successes.count += 1;
+      },
     },
   );
   return {
     ring,
     clock,
     failures,
+    /** How many loads succeeded (told through `onLoaded`). */
+    loaded: () => successes.count,
     /** Results of the next loads, in order; after them the last keys are returned again. */
     script: (...next: Array<AcceptedKeys | Error>) => results.push(...next),
     loads: () => loads,
@@ -289,6 +295,20 @@ describe('Class: CachedKeyRing', () => {
       // Assess
       expect(loadsWithinTtl).toBe(1);
       expect(loads()).toBe(2);
+    });
+
+    it('tells onLoaded about each successful load, never about a failed one', async () => {
+      // Prepare
+      const { ring, clock, script, loaded } = scriptedRing(300);
+      script(ROTATED, new KeyLoadError('denied'));
+
+      // Act
+      await ring.current();
+      clock.now += 300_000;
+      await ring.current();
+
+      // Assess
+      expect(loaded()).toBe(1);
     });
 
     it('shares one load between concurrent callers', async () => {

@@ -95,6 +95,34 @@ describe('Function: receive', () => {
       });
     });
 
+    it('puts the front door request id in the request_id attribute', async () => {
+      // Prepare
+      const { sink, run } = setup();
+
+      // Act
+      await run({ ...signedRequest(COMPACT_BOOKING), requestId: 'c6af9ac6-7b61-11e6-9a41-93e8d' });
+
+      // Assess
+      expect(sink.messages[0]?.attributes.request_id).toBe('c6af9ac6-7b61-11e6-9a41-93e8d');
+    });
+
+    it.each([
+      ['empty', ''],
+      ['with a space', 'req 1'],
+      ['with a control character', 'req\u0000'],
+      ['longer than 128 characters', 'r'.repeat(129)],
+    ])('leaves out a request id that is %s and still queues the booking', async (_, requestId) => {
+      // Prepare
+      const { sink, run } = setup();
+
+      // Act
+      const outcome = await run({ ...signedRequest(COMPACT_BOOKING), requestId });
+
+      // Assess
+      expect(outcome.kind).toBe('queued');
+      expect(sink.messages[0]?.attributes).not.toHaveProperty('request_id');
+    });
+
     it('keeps every id within 128 characters for the longest endpoint name', async () => {
       // Prepare: a 32-character name and a data.id that fits a group id only without it
       const { sink, run } = setup();

@@ -1,0 +1,179 @@
+import { runSimulation } from '@cloud-copilot/iam-simulate';
+import { App, Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { Template as CdkTemplate } from 'aws-cdk-lib/assertions';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ReceiverStack } from '../../lib/receiver-stack.js';
+import { WebhookReceiver } from '../../lib/webhook-receiver.js';
+import { appProps, SKIP_BUNDLING } from './cdk-app.js';
+import { deployedValue } from './deployed-value.js';
+
+// The IAM policy simulator (@cloud-copilot/iam-simulate, AGPL-3.0, a test-only devDependency)
+// evaluates the template's policies as deployed, for the calls that customer managed keys need.
+
+const ACCOUNT = '123456789012';
+const REGION = 'eu-west-1';
+const KEY_ARN = `arn:aws:kms:${REGION}:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
+const SECRET_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:booking-webhook-key-AbC123`;
+const QUEUE_ARN = `arn:aws:sqs:${REGION}:${ACCOUNT}:bookings`;
+const ROLE_ARN = `arn:aws:iam::${ACCOUNT}:role/Receiver`;
+
+/** KMS's default key policy: the account's IAM policies decide who may use the key. */
+const DEFAULT_KEY_POLICY = {
+  Version: '2012-10-17',
+  Statement: [
+    {
+      Effect: 'Allow',
+      Principal: { AWS: `arn:aws:iam::${ACCOUNT}:root` },
+      Action: 'kms:*',
+      Resource: '*',
+    },
+  ],
+};
+
+/** Every policy attached to the receiver's role, inline and managed, as deployed. */
+function receiverPolicies(stack: Stack, receiver: WebhookReceiver, template: Template) {
+  const roleId = stack.getLogicalId(
+    receiver.node.findChild('ReceiverRole').node.defaultChild as never,
+  );
+  const physical = (logicalId: string) =>
+    ({
+      'AWS::Region': REGION,
+      'AWS::Partition': 'aws',
+      'AWS::AccountId': ACCOUNT,
+      'AWS::URLSuffix': 'amazonaws.com',
+    })[logicalId] ?? `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${logicalId}-AbC123`;
+  return ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy'].flatMap((type) =>
+    Object.entries(template.findResources(type, { Properties: { Roles: [{ Ref: roleId }] } })).map(
+      ([name, policy]) => ({
+        name,
+        policy: deployedValue(policy.Properties.PolicyDocument, physical),
+      }),
+    ),
+  );
+}
+
+/** The simulator's verdict on the role calling `action` on `resource`. */
+async function decide(
+  policies: ReturnType<typeof receiverPolicies>,
+  action: string,
+  resource: string,
+  contextVariables: Record<string, string> = {},
+  resourcePolicy?: unknown,
+): Promise<string> {
+  const result = await runSimulation(
+    {
+      request: {
+        principal: ROLE_ARN,
+        action,
+        resource: { resource, accountId: ACCOUNT },
+        contextVariables,
+      },
+      identityPolicies: policies,
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+      ...(resourcePolicy === undefined ? {} : { resourcePolicy }),
+    },
+    {},
+  );
+  if (result.resultType === 'error') throw new Error(JSON.stringify(result.errors));
+  return result.overallResult;
+}
+
+describe('IAM simulation: customer managed keys', () => {
+  const variants = {} as Record<
+    'construct' | 'context' | 'endpoint' | 'queueKey',
+    ReturnType<typeof receiverPolicies>
+  >;
+
+  beforeAll(() => {
+    const build = (make: (stack: Stack) => WebhookReceiver, stack: Stack) => {
+      const receiver = make(stack);
+      return receiverPolicies(stack, receiver, CdkTemplate.fromStack(stack));
+    };
+    variants.construct = build(
+      (stack) =>
+        new WebhookReceiver(stack, 'Receiver', {
+          secret: Secret.fromSecretAttributes(stack, 'Imported', {
+            secretCompleteArn: SECRET_ARN,
+            encryptionKey: Key.fromKeyArn(stack, 'SecretKey', KEY_ARN),
+          }),
+        }),
+      new Stack(new App(appProps(SKIP_BUNDLING)), 'Construct'),
+    );
+    variants.queueKey = build(
+      (stack) =>
+        new WebhookReceiver(stack, 'Receiver', {
+          existingQueue: Queue.fromQueueAttributes(stack, 'Existing', {
+            queueArn: QUEUE_ARN,
+            keyArn: KEY_ARN,
+          }),
+        }),
+      new Stack(new App(appProps(SKIP_BUNDLING)), 'QueueKey'),
+    );
+    const context = new ReceiverStack(new App(appProps(SKIP_BUNDLING)), 'Context', {
+      secretArn: SECRET_ARN,
+      secretKmsKeyArn: KEY_ARN,
+    });
+    variants.context = receiverPolicies(context, context.receiver, CdkTemplate.fromStack(context));
+    const endpoint = new ReceiverStack(new App(appProps(SKIP_BUNDLING)), 'Endpoint', {
+      endpoints: [{ name: 'eu', secretArn: SECRET_ARN, secretKmsKeyArn: KEY_ARN }, { name: 'us' }],
+    });
+    variants.endpoint = receiverPolicies(
+      endpoint,
+      endpoint.receiver,
+      CdkTemplate.fromStack(endpoint),
+    );
+  }, 60_000);
+
+  it.each(['construct', 'context', 'endpoint'] as const)(
+    "allows kms:Decrypt on the secret's key through Secrets Manager in the stack's region only (%s)",
+    async (variant) => {
+      // Act
+      const viaSecretsManager = await decide(
+        variants[variant],
+        'kms:Decrypt',
+        KEY_ARN,
+        { 'kms:ViaService': `secretsmanager.${REGION}.amazonaws.com` },
+        DEFAULT_KEY_POLICY,
+      );
+      const direct = await decide(
+        variants[variant],
+        'kms:Decrypt',
+        KEY_ARN,
+        {},
+        DEFAULT_KEY_POLICY,
+      );
+      const read = await decide(variants[variant], 'secretsmanager:GetSecretValue', SECRET_ARN);
+      const other = await decide(
+        variants[variant],
+        'secretsmanager:GetSecretValue',
+        `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:other-key-XyZ789`,
+      );
+
+      // Assess
+      expect([viaSecretsManager, direct, read, other]).toEqual([
+        'Allowed',
+        'ImplicitlyDenied',
+        'Allowed',
+        'ImplicitlyDenied',
+      ]);
+    },
+  );
+
+  it("allows the receiver SendMessage and the queue key's actions on an existing queue imported with its key, and no ReceiveMessage", async () => {
+    // Act
+    const results = await Promise.all([
+      decide(variants.queueKey, 'sqs:SendMessage', QUEUE_ARN),
+      decide(variants.queueKey, 'kms:GenerateDataKey', KEY_ARN, {}, DEFAULT_KEY_POLICY),
+      decide(variants.queueKey, 'kms:Decrypt', KEY_ARN, {}, DEFAULT_KEY_POLICY),
+      decide(variants.queueKey, 'sqs:ReceiveMessage', QUEUE_ARN),
+    ]);
+
+    // Assess
+    expect(results).toEqual(['Allowed', 'Allowed', 'Allowed', 'ImplicitlyDenied']);
+  });
+});
