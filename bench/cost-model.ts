@@ -306,10 +306,11 @@ export function estimateInitCost(
 }
 
 /**
- * What one named endpoint adds per month: its secret, and the Secrets Manager calls of its own key
- * ring, reloaded once per `secretCacheSeconds` in each of `warmEnvironments` serving it (an upper
- * bound: a ring reloads only when a call comes after its cache expired). A deployment with
- * endpoints also keeps the endpoint directory, one more secret, whatever their number.
+ * What one named endpoint adds per month: its secret, its silence alarm, and the Secrets Manager
+ * calls of its own key ring, reloaded once per `secretCacheSeconds` in each of `warmEnvironments`
+ * serving it (an upper bound: a ring reloads only when a call comes after its cache expired). A
+ * deployment with endpoints also keeps the endpoint directory, one more secret, whatever their
+ * number.
  */
 export function estimateEndpointMonthlyCost(
   inputs: Pick<
@@ -333,6 +334,13 @@ export function estimateEndpointMonthlyCost(
       'call',
       prices.secretsManagerPer10kCalls / 1e4,
       `$${prices.secretsManagerPer10kCalls.toFixed(2)} per 10,000 calls`,
+    ),
+    line(
+      'Its silence alarm',
+      1,
+      'alarm-month',
+      prices.cloudWatchPerAlarmMonth,
+      `$${prices.cloudWatchPerAlarmMonth.toFixed(2)} per alarm per month`,
     ),
   ]);
 }
@@ -358,6 +366,73 @@ export function estimateFixedMonthlyCost(
       `$${prices.cloudWatchPerAlarmMonth.toFixed(2)} per alarm per month`,
     ),
   ]);
+}
+
+/** Firehose's billing step: each record's size is rounded up to a multiple of 5 KB. */
+export const FIREHOSE_RECORD_STEP_BYTES = 5 * 1024;
+
+/** Bytes in one GB as AWS bills data (GiB). */
+const GB = 1024 ** 3;
+
+/** What the archive of `calls` deliveries is priced from. */
+export interface ArchiveInputs {
+  /** Bytes of one archive record (one JSON line), as the receiver writes it. */
+  readonly recordBytes: number;
+  /** `archiveDays`: how long each record is stored. */
+  readonly archiveDays: number;
+  readonly daysPerMonth: number;
+  /** Firehose's buffer size: it writes one object per this many bytes at most. */
+  readonly bufferBytes: number;
+}
+
+/**
+ * What archiving `calls` deliveries costs: Firehose ingestion (each record rounded up to 5 KB),
+ * the S3 storage of the records for `archiveDays`, and the PutObjects of Firehose's buffers (one
+ * per full buffer). The receiver's wait for the put is priced by the caller, as Lambda duration.
+ */
+export function estimateArchiveCost(
+  inputs: ArchiveInputs,
+  calls: number,
+  prices: typeof PRICES = PRICES,
+): CostEstimate {
+  const billedBytes =
+    Math.ceil(inputs.recordBytes / FIREHOSE_RECORD_STEP_BYTES) * FIREHOSE_RECORD_STEP_BYTES;
+  return bill([
+    line(
+      `Firehose ingestion (${inputs.recordBytes} B records billed as ${billedBytes / 1024} KB)`,
+      (calls * billedBytes) / GB,
+      'GB',
+      prices.firehoseDirectPutPerGbIngested,
+      `$${prices.firehoseDirectPutPerGbIngested} per GB`,
+    ),
+    line(
+      `S3 storage for ${inputs.archiveDays} days`,
+      ((calls * inputs.recordBytes) / GB) * (inputs.archiveDays / inputs.daysPerMonth),
+      'GB-month',
+      prices.s3StandardPerGbMonth,
+      `$${prices.s3StandardPerGbMonth} per GB-month`,
+    ),
+    line(
+      'S3 PUTs of Firehose buffers',
+      Math.ceil((calls * inputs.recordBytes) / inputs.bufferBytes),
+      'request',
+      prices.s3PutPer1kRequests / 1000,
+      `$${prices.s3PutPer1kRequests} per 1,000 requests`,
+    ),
+  ]);
+}
+
+/** One PutObject per call instead of Firehose: the write path the archive does not take. */
+export function estimatePutObjectPerCallCost(
+  calls: number,
+  prices: typeof PRICES = PRICES,
+): number {
+  return (calls * prices.s3PutPer1kRequests) / 1000;
+}
+
+/** The line `npm run bench -- cost` prints for the archive's share, exactly as checks read it. */
+export function archivePerMillionLine(usd: number): string {
+  return `archive per million 1 KB deliveries: $${usd.toFixed(2)}`;
 }
 
 /** The line `npm run bench -- cost` prints for the idempotency table's share of each front door's. */

@@ -1,18 +1,31 @@
 import { writeFile } from 'node:fs/promises';
 import { App, Stack } from 'aws-cdk-lib';
+import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { webhookPath } from '../lambda/contract/endpoints.js';
 import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
+import { signPayload } from '../lambda/core/index.js';
+import {
+  ARCHIVE_LAYOUT,
+  ARCHIVE_LIMITS,
+  archiveRecord,
+} from '../lambda/receiver/archive-record.js';
+import { buildMessage } from '../lambda/receiver/decision/sink-message.js';
+import { DEFAULT_ARCHIVE_DAYS } from '../lib/archive.js';
 import { ACCESS_LOG_FORMAT } from '../lib/ingress/ingress.js';
 import { CONSUMER_BATCH_SIZE } from '../lib/queue-settings.js';
 import { RECEIVER_MEMORY_MB, WebhookReceiver } from '../lib/webhook-receiver.js';
 import { type CostBar, renderCostChart } from './cost-chart.js';
 import {
+  archivePerMillionLine,
   type CostInputs,
   costPerMillionLine,
   costPerMillionWithIdempotencyLine,
+  estimateArchiveCost,
   estimateBilledDurationMs,
   estimateCostPerMillion,
+  estimateEndpointMonthlyCost,
   estimateFixedMonthlyCost,
+  estimatePutObjectPerCallCost,
   IDEMPOTENCY_WRITE_REQUESTS,
   idempotencyLine,
   idempotencyPerMillionLine,
@@ -60,6 +73,61 @@ const CONSUMER_MEMORY_MB = 256;
 export const SECRET_CALLS_PER_REFRESH = 2;
 
 const INGRESSES: readonly PricedIngress[] = ['http-api', 'rest-api', 'function-url'];
+
+/**
+ * Assumed round trip of one Firehose PutRecord inside the region, in ms (not measured here; the
+ * same assumption as {@link SQS_ROUND_TRIP_MS}): the receiver waits for it before answering.
+ */
+const FIREHOSE_ROUND_TRIP_MS = 20;
+
+/** Size of the delivery the archive line is priced for: "1 KB deliveries". */
+const ARCHIVED_BODY_BYTES = 1024;
+
+/**
+ * Bytes of the archive record the receiver writes for a queued call with a body of `bodyBytes`
+ * (a booking padded with trailing spaces), with the headers a PHP sender sends and the front
+ * door's request id (top level and `request_id` attribute): built by the receiver's own
+ * `archiveRecord`, not estimated.
+ */
+export function archiveRecordBytes(bodyBytes: number): number {
+  const payload = buildBookingPayload({ random: () => 0.5, now: new Date(Date.UTC(2026, 10, 27)) });
+  const body = payload.padEnd(bodyBytes, ' ');
+  const parsed = JSON.parse(body) as { event: string; event_at: string; data: { id: string } };
+  const timestamp = 1_795_000_000;
+  const requestId = ACCESS_LOG_SAMPLE['$context.requestId'];
+  const message = buildMessage(
+    {
+      text: body,
+      event: parsed.event,
+      eventAt: parsed.event_at,
+      source: undefined,
+      dataId: parsed.data.id,
+    },
+    timestamp,
+    JSON.stringify(parsed),
+    undefined,
+    requestId,
+  );
+  const record = archiveRecord(
+    {
+      method: 'POST',
+      headers: {
+        'service-signature': signPayload(body, 'bench-key', timestamp),
+        'content-type': 'application/json',
+        'user-agent': 'GuzzleHttp/7',
+      },
+      body,
+    },
+    { kind: 'queued', status: 200, details: { dedupKey: message.deduplicationId } },
+    {
+      receivedAtMs: timestamp * 1000,
+      apiRequestId: requestId,
+      sourceIp: '203.0.113.10',
+      message,
+    },
+  );
+  return Buffer.byteLength(`${JSON.stringify(record)}\n`);
+}
 
 /** Values API Gateway puts in place of the access log variables, typical of one webhook call. */
 const ACCESS_LOG_SAMPLE: Record<string, string> = {
@@ -172,7 +240,25 @@ export const costSection: BenchSection = {
     const oneByOne = estimateCostPerMillion({ ...inputs('http-api'), consumerBatchSize: 1 });
     const alarms = alarmCount();
     const fixed = estimateFixedMonthlyCost({ secrets: 1, alarms });
+    const perEndpoint = estimateEndpointMonthlyCost(inputs('http-api'));
     const idempotency = idempotencyLine(1_000_000, IDEMPOTENCY_WRITE_REQUESTS.processed);
+    const recordBytes = archiveRecordBytes(ARCHIVED_BODY_BYTES);
+    const archive = estimateArchiveCost(
+      {
+        recordBytes,
+        archiveDays: DEFAULT_ARCHIVE_DAYS,
+        daysPerMonth: 30,
+        bufferBytes: ARCHIVE_LAYOUT.bufferMegabytes * 1024 * 1024,
+      },
+      1_000_000,
+    );
+    // The receiver waits for the put before answering: that much more billed duration per call.
+    const archiveWait =
+      1_000_000 *
+      (FIREHOSE_ROUND_TRIP_MS / 1000) *
+      (RECEIVER_MEMORY_MB / 1024) *
+      PRICES.lambdaArm64PerGbSecond;
+    const putObjectPerCall = estimatePutObjectPerCallCost(1_000_000);
     const copies = idempotencyLine(1_000_000, IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy);
     const summary = [
       ...INGRESSES.map((ingress, index) =>
@@ -182,6 +268,7 @@ export const costSection: BenchSection = {
         costPerMillionWithIdempotencyLine(ingress, defaultStack[index]?.totalUsd ?? Number.NaN),
       ),
       idempotencyPerMillionLine(idempotency.usd),
+      archivePerMillionLine(archive.totalUsd),
     ];
     process.stdout.write(`${summary.join('\n')}\n`);
     const bars: CostBar[] = INGRESSES.flatMap((ingress, index) => [
@@ -223,9 +310,26 @@ export const costSection: BenchSection = {
           ...defaultStack.map((estimate) => usd(estimate.totalUsd)),
         ],
         [
+          `Archive (Firehose + S3, ${DEFAULT_ARCHIVE_DAYS} days), + ${FIREHOSE_ROUND_TRIP_MS} ms of receiver duration per call`,
+          archive.lines.map((line) => line.listPrice).join(' + '),
+          ...INGRESSES.map(() => `${usd(archive.totalUsd)} + ${usd(archiveWait)}`),
+        ],
+        [
+          'Total with idempotency table and archive (ReceiverStack defaults)',
+          '',
+          ...defaultStack.map((estimate) =>
+            usd(estimate.totalUsd + archive.totalUsd + archiveWait),
+          ),
+        ],
+        [
           `Fixed per month: 1 secret + ${alarms} alarms`,
           fixed.lines.map((line) => line.listPrice).join(' + '),
           ...INGRESSES.map(() => usd(fixed.totalUsd)),
+        ],
+        [
+          'Per named endpoint per month (-c endpoints=…): its secret, key ring reloads, silence alarm',
+          perEndpoint.lines.map((line) => line.listPrice).join(' + '),
+          ...INGRESSES.map(() => usd(perEndpoint.totalUsd)),
         ],
       ],
       notes: [
@@ -235,6 +339,7 @@ export const costSection: BenchSection = {
         `SQS: the receiver's SendMessage per call, and per consumer batch of ${CONSUMER_BATCH_SIZE} (the construct's consumerBatchSize) one ReceiveMessage and one DeleteMessageBatch. At a steady 0.4 calls per second the 1 s batching window fills batches of about 1: priced with batches of 1, http-api costs ${usd(oneByOne.totalUsd)}. The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included. With a FIFO queue, http-api costs ${usd(fifo.totalUsd)}.`,
         `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured: ${CONSUMER_BILLED_MS_PER_BATCH} ms of work, + ${IDEMPOTENCY_WRITE_REQUESTS.processed} DynamoDB writes of ${DYNAMODB_ROUND_TRIP_MS} ms each, the records of a batch in parallel).`,
         `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, in the second total above (not in the first, nor in the cost per million lines); each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
+        `Archive (ReceiverStack's default, -c archive=false turns it off): one record per call of ${recordBytes} bytes for a ${ARCHIVED_BODY_BYTES}-byte delivery (built by the receiver's archiveRecord: body as base64, signature, content type, user agent, source address, request id, verdict, dedup key, message attributes). ${archive.lines.map((line) => `${line.component}: ${line.quantity.toFixed(line.unit === 'request' ? 0 : 3)} ${line.unit} x ${line.listPrice} = ${usd(line.usd)}`).join('; ')}; total ${usd(archive.totalUsd)} per million. The receiver waits for the PutRecord (${FIREHOSE_ROUND_TRIP_MS} ms assumed, as for SendMessage; bounded at ${ARCHIVE_LIMITS.writeBoundMs} ms) = ${usd(archiveWait)} of Lambda duration per million at ${RECEIVER_MEMORY_MB} MB. One S3 PutObject per call instead would cost ${usd(putObjectPerCall)} per million in requests alone. Below 5 MB per 300 s Firehose writes one object per 300 s (8,640 a month, ${usd(estimatePutObjectPerCallCost(8640))}), whatever the traffic. Rejected calls (at most ${ARCHIVE_LIMITS.rejectedPerMinute} a minute per environment, ${ARCHIVE_LIMITS.rejectedBodyBytes / 1024} KiB of body each) are not included.`,
         `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${RECEIVER_SETTINGS.secretCacheSeconds.default} s) with ${SECRET_CALLS_PER_REFRESH} calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
         'The chart docs/cost-chart.svg draws these bills, by component, without and with the idempotency table.',
         'Not included: free tiers (all would lower the figures), data transfer, X-Ray (tracing is off by default), a WAF web ACL (rest-api with webAclArn). SQS-managed encryption is free.',

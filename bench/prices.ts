@@ -30,6 +30,15 @@ export const PRICES = {
    * 2024-11-01.
    */
   dynamoDbOnDemandPerMillionWrites: 0.625,
+  /**
+   * Firehose Direct PUT ingestion (this and the two S3 prices added 2026-11-27 for the archive), first 500 TB a month; each record is rounded up to a multiple
+   * of 5 KB before it is counted.
+   */
+  firehoseDirectPutPerGbIngested: 0.029,
+  /** S3 Standard storage, first 50 TB a month. */
+  s3StandardPerGbMonth: 0.023,
+  /** S3 Standard PUT, COPY, POST and LIST requests. */
+  s3PutPer1kRequests: 0.005,
 } as const;
 
 /** Where each price in {@link PRICES} comes from. */
@@ -50,4 +59,7 @@ export const PRICE_SOURCES: Readonly<
   cloudWatchPerAlarmMonth: 'https://aws.amazon.com/cloudwatch/pricing/',
   dynamoDbOnDemandPerMillionWrites:
     'https://aws.amazon.com/about-aws/whats-new/2024/11/amazon-dynamo-db-reduces-prices-on-demand-throughput-global-tables/ (on-demand throughput -50%, effective 2024-11-01), https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  firehoseDirectPutPerGbIngested: 'https://aws.amazon.com/firehose/pricing/',
+  s3StandardPerGbMonth: 'https://aws.amazon.com/s3/pricing/',
+  s3PutPer1kRequests: 'https://aws.amazon.com/s3/pricing/',
 };

@@ -28,6 +28,30 @@ export function wholeSecondsOption(
 }
 
 /**
+ * An ISO 8601 time with a date, a time and a zone (`Z` or `±hh:mm`): a time without a zone would
+ * be read in the machine's zone, a window an operator did not mean.
+ */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * A required point in time given as an option (`--from`, `--to`): ISO 8601 with a zone.
+ *
+ * @param flag - the option as the user typed it, for the message, e.g. `--from`
+ * @param text - the option's value, `undefined` when absent
+ * @throws {UsageError} when the option is absent, has no zone, or is no real time
+ */
+export function isoTimeOption(flag: string, text: string | undefined): Date {
+  if (text === undefined) throw new UsageError(`${flag} is required`);
+  const at = ISO_TIME.test(text) ? new Date(text) : undefined;
+  if (at === undefined || Number.isNaN(at.getTime())) {
+    throw new UsageError(
+      `${flag} must be an ISO 8601 time with a zone, e.g. 2026-11-27T09:00:00Z, got '${text}'`,
+    );
+  }
+  return at;
+}
+
+/**
  * A count of at least 1 given as an option (`--max`), or `undefined` when the option is absent.
  *
  * @param flag - the option as the user typed it, for the message, e.g. `--max`

@@ -1,8 +1,8 @@
 /**
- * The exit statuses of every command-line tool (`send`, `sign`, `verify`, `consume`, `redrive`,
- * `rotate-secret`, `smoke`, and `npm start` before it serves), one per kind of failure, and the errors
- * that carry them. A script can tell "no key" from "the receiver said no" from "no answer" by the
- * status alone, whichever tool it ran. Documented in docs/cli.md.
+ * The exit statuses of every command-line tool (`send`, `sign`, `verify`, `consume`, `replay`,
+ * `redrive`, `rotate-secret`, `smoke`, and `npm start` before it serves), one per kind of failure,
+ * and the errors that carry them. A script can tell "no key" from "the receiver said no" from "no
+ * answer" by the status alone, whichever tool it ran. Documented in docs/cli.md.
  * @module
  */
 import { WebhookReceiverError } from '../lambda/core/errors.js';

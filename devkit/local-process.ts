@@ -42,7 +42,7 @@ export interface LocalProcessOptions {
  * run's journal, or have it refused by that run's lock).
  */
 const NOT_INHERITED =
-  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|LOCAL_STATE_DIR|AWS_)/;
+  /^(WEBHOOK_SECRET|SECRET_ID|ENDPOINT|QUEUE_URL|PORT|HOST|LOCAL_SQS_PORT|LOCAL_S3_PORT|LOCAL_STATE_DIR|AWS_)/;
 
 /**
  * `env` without the receiver and AWS settings of the caller, for a child `npm start` that must be
@@ -84,6 +84,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
         LOCAL_STATE_DIR: join(cwd, 'queues'),
         PORT: '0',
         LOCAL_SQS_PORT: '0',
+        LOCAL_S3_PORT: '0',
         HOST: '127.0.0.1',
         WEBHOOK_SECRET: key,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -51,6 +51,17 @@ export function localQueueUrl(port: number = DEFAULT_LOCAL_SQS_PORT, name = QUEU
   return `http://${LOOPBACK}:${port}/${LOCAL_ACCOUNT_ID}/${name}`;
 }
 
+/** Port of the local archive (S3, and the Firehose stand-in) when `LOCAL_S3_PORT` is not set. */
+export const DEFAULT_LOCAL_S3_PORT = 9325;
+
+/** The local archive's bucket, and the delivery stream name the local receiver is given. */
+export const LOCAL_ARCHIVE = { bucket: 'webhook-archive', stream: 'webhook-archive' } as const;
+
+/** The origin of the local archive on a port: its S3 endpoint and `AWS_ENDPOINT_URL_FIREHOSE`. */
+export function localArchiveEndpoint(port: number = DEFAULT_LOCAL_S3_PORT): string {
+  return `http://${LOOPBACK}:${port}`;
+}
+
 /**
  * A TCP port from the environment, or `fallback` when unset.
  *

@@ -8,6 +8,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
+import { ARCHIVE_LIMITS } from '../lambda/receiver/archive-record.js';
 import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
 import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
 import { acknowledgeNagFindings } from './nag.js';
@@ -41,6 +42,11 @@ export interface WebhookReceiverAlarms {
   readonly signatureRejections: cloudwatch.Alarm;
   /** The keys could not be loaded (`KeyLoadFailure`): calls are being answered 503. */
   readonly keyLoadFailures: cloudwatch.Alarm;
+  /**
+   * Calls were answered but not archived (`ArchiveWriteFailure`): a replay would miss them.
+   * Only with `archive`.
+   */
+  readonly archiveWriteFailures: cloudwatch.Alarm | undefined;
   /**
    * No verified delivery (`WebhookVerified`) for `silenceAlarmMinutes`: one alarm, or one per
    * named endpoint, in the order of `endpoints`. Missing data is breaching: silence is exactly
@@ -193,6 +199,13 @@ export function createAlarms(
       description:
         'The signing keys could not be loaded from Secrets Manager: calls are being answered 503.',
     }),
+    archiveWriteFailures: settings.archive
+      ? alarm('ArchiveWriteFailure', {
+          metric: receiverMetric(METRIC_NAMES.archiveWriteFailure),
+          threshold: 0,
+          description: `Calls were answered but not archived within the ${ARCHIVE_LIMITS.writeBoundMs} ms bound: a replay of that time would miss them.`,
+        })
+      : undefined,
     silence: createSilenceAlarms(scope, settings, actions),
   };
 }

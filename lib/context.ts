@@ -80,6 +80,8 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
     ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),
+    ...optional('archive', readBoolean('archive', get('archive'))),
+    ...optional('archiveDays', readNumber('archiveDays', get('archiveDays'))),
     ...optional('receiverMemorySize', readNumber('receiverMemorySize', get('receiverMemorySize'))),
     ...optional('systemLogLevel', readSystemLogLevel(get('systemLogLevel'))),
     ...optional('endpoints', readEndpoints(node, get)),

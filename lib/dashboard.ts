@@ -34,9 +34,10 @@ const HALF = 12;
 /**
  * The receiver's dashboard, one row of two graphs per question an operator asks: are deliveries
  * arriving (by outcome, by rejection reason, per endpoint), how fast, is the queue draining, is
- * the consumer failing, are the keys loading, is the front door turning calls away. Widgets name
- * only metrics the code emits (a test reads them from the handlers' EMF); a graph whose
- * resource is absent (no dead-letter queue, no consumer) is left out. The name is left to
+ * the consumer failing, are the keys loading, is the archive keeping up, is the front door
+ * turning calls away. Widgets name only metrics the code emits (a test reads them from the
+ * handlers' EMF); a graph whose resource is absent (no dead-letter queue, no consumer, no
+ * archive) is left out. The name is left to
  * CloudFormation, so two receivers never share one; `addWidgets` appends further rows.
  */
 export function createDashboard(
@@ -146,6 +147,12 @@ export function createDashboard(
         receiver(METRIC_NAMES.keyLoadFailure, 'failed'),
       ],
     },
+    settings.archive
+      ? {
+          title: 'Archive: calls answered but not archived (npm run replay would miss them)',
+          left: [receiver(METRIC_NAMES.archiveWriteFailure, 'archive write failures')],
+        }
+      : undefined,
     {
       title: 'Calls turned away: API 429s and throttled invocations',
       left: [

@@ -17,6 +17,7 @@ import {
 } from '../lambda/contract/settings.js';
 import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
 import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
+import { DEFAULT_ARCHIVE_DAYS } from './archive.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
@@ -113,6 +114,10 @@ export interface ReceiverSettings {
   readonly disableDefaultEndpoint: boolean;
   /** The allowed source ranges as `address/prefix`; `undefined` lets every source in. */
   readonly allowedSourceIps: readonly string[] | undefined;
+  /** Whether every answered call is archived (`archive`). */
+  readonly archive: boolean;
+  /** Days an archived call is kept (`archiveDays`). */
+  readonly archiveDays: number;
 }
 
 /** Default of {@link WebhookReceiverProps.silenceAlarmMinutes}. */
@@ -242,6 +247,19 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     // Left open beside a custom domain, the generated endpoint would be a way around it.
     disableDefaultEndpoint: customDomain !== undefined && (props.disableDefaultEndpoint ?? true),
     allowedSourceIps: checkAllowedSourceIps(props.allowedSourceIps),
+    ...checkArchive(props),
+  };
+}
+
+/** `archive` and `archiveDays`, which needs it: a retention for no archive is a mistake. */
+function checkArchive(props: WebhookReceiverProps): { archive: boolean; archiveDays: number } {
+  const archive = props.archive ?? false;
+  if (props.archiveDays !== undefined && !archive) {
+    throw new InvalidWebhookReceiverPropsError('archiveDays needs archive: true');
+  }
+  return {
+    archive,
+    archiveDays: checkInteger('archiveDays', props.archiveDays ?? DEFAULT_ARCHIVE_DAYS, 1),
   };
 }
 

@@ -24,7 +24,7 @@ export class InvalidReceiverStackPropsError extends InvalidConfigurationError {}
 /**
  * Properties of {@link ReceiverStack}: the receiver's options, with the secret given by ARN. The
  * stack deploys the example consumer unless `consumer` is false, and with it the idempotency table
- * unless `idempotency` is false.
+ * unless `idempotency` is false; it archives every answered call unless `archive` is false.
  */
 export interface ReceiverStackProps
   extends StackProps,
@@ -115,6 +115,7 @@ export class ReceiverStack extends Stack {
     this.receiver = new WebhookReceiver(this, 'WebhookReceiver', {
       consumer,
       idempotency: consumer,
+      archive: true,
       ...receiverProps,
       ...this.importSigningKey(undefined, 'ImportedSigningKey', secretArn, secretKmsKeyArn),
       ...(endpoints === undefined
@@ -226,6 +227,12 @@ export class ReceiverStack extends Stack {
       new CfnOutput(this, 'IdempotencyTableName', {
         value: receiver.idempotencyTable.tableName,
         description: "The example consumer's idempotency records (one per processed booking)",
+      });
+    }
+    if (receiver.archiveBucket) {
+      new CfnOutput(this, STACK_OUTPUTS.archiveBucketName, {
+        value: receiver.archiveBucket.bucketName,
+        description: 'Archived calls (personal data), read by npm run replay',
       });
     }
     const { customDomain } = receiver;

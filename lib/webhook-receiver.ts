@@ -5,15 +5,18 @@ import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
 import { createAlarms, createAlarmTopic, type WebhookReceiverAlarms } from './alarms.js';
+import { createArchive } from './archive.js';
 import { createConsumerFunction } from './consumer-function.js';
 import { createDashboard } from './dashboard.js';
 import { createEndpointDirectory } from './endpoint-directory.js';
@@ -383,6 +386,24 @@ export interface WebhookReceiverProps {
    * @default true
    */
   readonly apiGatewayCloudWatchRole?: boolean;
+
+  /**
+   * Archive every call the receiver answers (ReceiverStack turns it on): verified deliveries with
+   * their exact body, the headers that matter, endpoint, verdict, receipt time and dedup key;
+   * rejected calls with at most the first 4 KiB of their body, at most 10 a minute per warm
+   * execution environment. Records go through a Firehose delivery stream into an encrypted,
+   * SSL-only, private bucket ({@link WebhookReceiver.archiveBucket}); `npm run replay` re-queues
+   * a time window of them. Holds personal data. The write waits at most 500 ms and never changes
+   * the answer; a failed one is counted (`ArchiveWriteFailure`) and raises an alarm.
+   * @default false
+   */
+  readonly archive?: boolean;
+
+  /**
+   * Days an archived call is kept before S3 deletes it. Only with `archive: true`.
+   * @default 30
+   */
+  readonly archiveDays?: number;
 }
 
 /**
@@ -438,6 +459,10 @@ export class WebhookReceiver extends Construct {
   public readonly alarms: WebhookReceiverAlarms;
   /** The API's access log group; none for a function URL. */
   public readonly accessLogGroup: logs.LogGroup | undefined;
+  /** The bucket of archived calls, with {@link WebhookReceiverProps.archive}. Holds personal data. */
+  public readonly archiveBucket: s3.Bucket | undefined;
+  /** The Firehose delivery stream the receiver archives through, with `archive`. */
+  public readonly archiveStream: firehose.DeliveryStream | undefined;
   /** The receiver's dashboard (add widgets of your own with `addWidgets`); none with `dashboard: false`. */
   public readonly dashboard: cloudwatch.Dashboard | undefined;
 
@@ -468,6 +493,12 @@ export class WebhookReceiver extends Construct {
         : { endpoints: endpointKeys, directory },
       this.queue,
     );
+
+    const archive = settings.archive
+      ? createArchive(this, settings, this.receiverFunction)
+      : undefined;
+    this.archiveBucket = archive?.bucket;
+    this.archiveStream = archive?.stream;
 
     const ingress = INGRESS_FACTORIES[settings.ingress](this, settings, this.receiverFunction);
     this.api = ingress.api;

@@ -2,6 +2,7 @@ import { ensureWebhookSecret, type LocalWebhookSecret } from '../devkit/dotenv.j
 import { isLoopbackHost } from '../devkit/local-run.js';
 import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
 import {
+  ARCHIVE_STREAM,
   ENDPOINT_DIRECTORY_SECRET_ID,
   type EndpointsConfig,
   loadConfig,
@@ -9,6 +10,7 @@ import {
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { createHandler } from '../lambda/receiver/handler.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
+import { type LocalArchive, startLocalArchive } from './local-archive.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
 import type { StartConfig } from './start-config.js';
 import { lockStateFolder } from './state-lock.js';
@@ -49,6 +51,8 @@ export interface LocalReceiver {
   /** The server; its `url` is the single endpoint's, and the base of named endpoints' URLs. */
   readonly webhook: WebhookServer;
   readonly queues: LocalQueues;
+  /** The archive of every answered call, kept in the state folder's `archive` folder. */
+  readonly archive: LocalArchive;
   /** The single endpoint, or one per name of `ENDPOINTS` in its order. */
   readonly endpoints: readonly LocalEndpoint[];
   /**
@@ -132,6 +136,17 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
     fresh: options.fresh ?? false,
     ...(inspector === undefined ? {} : { tap: inspector.tapQueue }),
   });
+  let archive: LocalArchive;
+  try {
+    archive = await startLocalArchive({
+      port: options.localS3Port,
+      stateDir: options.stateDir,
+      ...(inspector === undefined ? {} : { onArchived: inspector.onArchived }),
+    });
+  } catch (error) {
+    await queues.shutdown();
+    throw error;
+  }
   const ignored: string[] = [];
   const unused = [
     ...SECRETS_MANAGER_SETTINGS,
@@ -148,6 +163,9 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
   }
   env.QUEUE_URL = queues.queueUrl;
   env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
+  // The production archive code, against the local Firehose stand-in.
+  env[ARCHIVE_STREAM] = archive.stream;
+  env.AWS_ENDPOINT_URL_FIREHOSE = archive.endpoint;
   // EMF metric blobs mean nothing without CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   try {
@@ -167,6 +185,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
     return {
       webhook,
       queues,
+      archive,
       endpoints: keys.map(({ name, key }) => ({
         name,
         url: name === undefined ? webhook.url : `${webhook.url}/${name}`,
@@ -177,10 +196,12 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       close: async () => {
         inspector?.close();
         await webhook.close();
+        await archive.close();
         await queues.shutdown();
       },
     };
   } catch (error) {
+    await archive.close();
     await queues.shutdown();
     throw error;
   }

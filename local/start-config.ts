@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  DEFAULT_LOCAL_S3_PORT,
   DEFAULT_LOCAL_SQS_PORT,
   DEFAULT_PORT,
   endpointsFrom,
@@ -17,6 +18,11 @@ export interface StartConfig {
   readonly host: string;
   /** `LOCAL_SQS_PORT`: port of the embedded queue (always loopback; 0 = any free port). */
   readonly localSqsPort: number;
+  /**
+   * `LOCAL_S3_PORT`: port of the local archive, S3 and the Firehose stand-in (always loopback;
+   * 0 = any free port).
+   */
+  readonly localS3Port: number;
   /** `INSPECTOR`: `on`, `off`, or `auto` when unset (the delivery inspector on loopback only). */
   readonly inspector: InspectorMode;
   /** `LOCAL_STATE_DIR`: absolute directory of the queues' journal. */
@@ -33,8 +39,8 @@ export const DEFAULT_STATE_DIR = '.local/queues';
 
 /**
  * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1), `LOCAL_SQS_PORT` (default 9324),
- * `INSPECTOR` (default `auto`), `LOCAL_STATE_DIR` (default `.local/queues`, relative to `cwd`)
- * and `ENDPOINTS` (from the environment, else from `.env`; default: the single endpoint).
+ * `LOCAL_S3_PORT` (default 9325), `INSPECTOR` (default `auto`), `LOCAL_STATE_DIR` (default
+ * `.local/queues`, relative to `cwd`) and `ENDPOINTS` (from the environment, else from `.env`; default: the single endpoint).
  * Blank values count as unset.
  *
  * @param env - the environment
@@ -52,6 +58,7 @@ export function readStartConfig(
     port: portFrom(env, 'PORT', DEFAULT_PORT),
     host: env.HOST?.trim() || LOOPBACK,
     localSqsPort: portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
+    localS3Port: portFrom(env, 'LOCAL_S3_PORT', DEFAULT_LOCAL_S3_PORT),
     inspector: inspectorModeFrom(env),
     stateDir: resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR),
     endpoints: endpointsFrom(env, dotEnv),

@@ -27,6 +27,9 @@ Environment (also read from .env for WEBHOOK_SECRET, ENDPOINTS and WEBHOOK_SECRE
   PORT             port of the webhook endpoint (default 3000; 0 = any free port)
   HOST             interface of the webhook endpoint (default 127.0.0.1)
   LOCAL_SQS_PORT   port of the embedded queue, always on 127.0.0.1 (default 9324; 0 = any free port)
+  LOCAL_S3_PORT    port of the archive (S3, and a Firehose stand-in the receiver writes through),
+                   always on 127.0.0.1 (default 9325; 0 = any free port); kept in
+                   LOCAL_STATE_DIR/archive, read by npm run replay
   INSPECTOR        the delivery inspector at /_inspector: unset = served on loopback only,
                    'on' = served whatever HOST is, 'off' = not served
   LOCAL_STATE_DIR  directory of the queued messages (default .local/queues); one npm start at a
@@ -114,6 +117,10 @@ function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: strin
     ),
     row('Queue URL', queues.queueUrl),
     row('DLQ URL', queues.dlqUrl),
+    row(
+      'Archive',
+      `${receiver.archive.endpoint}/${receiver.archive.bucket} (every answered call; personal data)`,
+    ),
     ...(named ? [] : endpoints.map((endpoint) => row('Key', keyOrigin(endpoint)))),
     ...(receiver.inspectorUrl === undefined ? [] : [row('Inspector', receiver.inspectorUrl)]),
     row('Messages', describeRestored(queues.restored, config)),
@@ -155,7 +162,12 @@ function describeStartFailure(error: unknown, config: StartConfig): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE' || code === 'EACCES') {
     const port = (error as { port?: number }).port;
-    const variable = port === config.localSqsPort ? 'LOCAL_SQS_PORT' : 'PORT';
+    const variable =
+      port === config.localSqsPort
+        ? 'LOCAL_SQS_PORT'
+        : port === config.localS3Port
+          ? 'LOCAL_S3_PORT'
+          : 'PORT';
     const problem = code === 'EADDRINUSE' ? 'is already in use' : 'may not be opened by this user';
     return `Port ${port} ${problem}: stop the other process or choose another port with ${variable}=<port> (0 = any free port)`;
   }

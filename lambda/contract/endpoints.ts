@@ -76,6 +76,8 @@ export const STACK_OUTPUTS = {
   queueUrl: 'QueueUrl',
   /** The dead-letter queue, when the stack created the queue. */
   deadLetterQueueUrl: 'DeadLetterQueueUrl',
+  /** The bucket of archived calls, when the stack keeps an archive (`archive`). */
+  archiveBucketName: 'ArchiveBucketName',
   /**
    * With more endpoints than outputs: the URL every endpoint's URL starts with
    * (`<prefix>/<name>`), in place of the `WebhookUrl<Name>` outputs.

@@ -61,6 +61,11 @@ export interface ReceiverConfig {
    * key loaded); `undefined` lets every source in.
    */
   readonly allowedSources: SourceAllowlist | undefined;
+  /**
+   * `ARCHIVE_STREAM`: the Firehose delivery stream that archives every answered call (see
+   * `archive-record.ts`); `undefined` keeps no archive.
+   */
+  readonly archiveStream: string | undefined;
 }
 
 /** Environment as read by {@link loadConfig}; `process.env` in Lambda. */
@@ -103,8 +108,12 @@ export function loadConfig(
       readVariable(env, 'POWERTOOLS_METRICS_NAMESPACE') ??
       CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
     allowedSources: allowedSourcesFrom(env),
+    archiveStream: readVariable(env, ARCHIVE_STREAM),
   };
 }
+
+/** The variable naming the archive's Firehose delivery stream; unset keeps no archive. */
+export const ARCHIVE_STREAM = 'ARCHIVE_STREAM';
 
 /** The variable holding the source-address allowlist: comma-separated IPv4 and IPv6 CIDRs. */
 export const ALLOWED_SOURCE_IPS = 'ALLOWED_SOURCE_IPS';

@@ -67,7 +67,15 @@ export function queueSink(
   };
 }
 
-function sendMessageInput(
+/**
+ * The SendMessage input of a message: the receiver's, and the replay's, which re-queues an
+ * archived message exactly as the receiver first sent it.
+ *
+ * @param queueUrl - the queue
+ * @param fifo - whether it is a FIFO queue (group and deduplication ids, else a `dedup_key` attribute)
+ * @param message - the message
+ */
+export function sendMessageInput(
   queueUrl: string,
   fifo: boolean,
   message: SinkMessage,

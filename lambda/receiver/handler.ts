@@ -1,3 +1,4 @@
+import { FirehoseClient } from '@aws-sdk/client-firehose';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
@@ -11,6 +12,8 @@ import {
   sourceIpOf,
   sourceNotAllowedResponse,
 } from './api-gateway.js';
+import { archiveRecord, RejectedArchiveQuota } from './archive-record.js';
+import { firehoseArchive } from './archive-writer.js';
 import type { ReceiverConfig } from './config.js';
 import type { AcceptedKeys } from './decision/key-set.js';
 import {
@@ -29,6 +32,7 @@ import {
   createObservability,
   type Observability,
   publishMetrics,
+  recordArchiveWriteFailure,
   recordOutcome,
   recordSourceNotAllowed,
   recordUnknownEndpoint,
@@ -48,6 +52,11 @@ export interface HandlerDependencies {
   readonly secretsManagerClient?: SecretsManagerClient;
   readonly observability?: Observability;
   /**
+   * Where archive records go when `ARCHIVE_STREAM` is set.
+   * @default - a Firehose client with {@link ARCHIVE_CLIENT_SETTINGS}
+   */
+  readonly firehoseClient?: FirehoseClient;
+  /**
    * Clock in milliseconds.
    * @default Date.now
    */
@@ -66,11 +75,23 @@ export const CLIENT_SETTINGS = {
 } as const;
 
 /**
+ * SDK settings of the archive's Firehose client: the whole write, retry included, is bounded by
+ * `ARCHIVE_LIMITS.writeBoundMs` (500 ms) through its abort signal; the short connection timeout
+ * leaves room for the one retry.
+ */
+export const ARCHIVE_CLIENT_SETTINGS = {
+  maxAttempts: 2,
+  requestHandler: { connectionTimeout: 200, requestTimeout: 400, throwOnRequestTimeout: true },
+} as const;
+
+/**
  * Builds the receiver handler: API Gateway event -> source address check (403 outside
  * `ALLOWED_SOURCE_IPS`) -> request -> endpoint and its keys
  * (`endpoints.ts`; 404 for a path naming no endpoint) -> `receive` -> response, with one log line
  * per call; metrics of a rejection or failure are published before returning, counts of accepted
- * calls at most a minute later (see `publishMetrics`).
+ * calls at most a minute later (see `publishMetrics`). With `ARCHIVE_STREAM`, every answered call
+ * is then archived (rejected ones bounded, see `archive-record.ts`), waiting at most
+ * `ARCHIVE_LIMITS.writeBoundMs`; a failed write is counted, never answered.
  *
  * @param config - validated configuration (see `loadConfig`)
  * @param dependencies - clients, observability and clock to use instead of the defaults
@@ -93,6 +114,15 @@ export function createHandler(
   });
   const sink = queueSink(sqsClient, config.queueUrl, { now });
   const { allowedSources } = config;
+  const archive =
+    config.archiveStream === undefined
+      ? undefined
+      : firehoseArchive(
+          dependencies.firehoseClient ?? new FirehoseClient(ARCHIVE_CLIENT_SETTINGS),
+          config.archiveStream,
+          now,
+        );
+  const rejectedQuota = new RejectedArchiveQuota();
 
   return async (event, context) => {
     observability.logger.addContext(context);
@@ -113,7 +143,8 @@ export function createHandler(
       const proxy = event as ApiGatewayEvent;
       // Every dependency call of this invocation gives up in time to answer 503 before the
       // function times out.
-      const deadlineAt = now() + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
+      const receivedAtMs = now();
+      const deadlineAt = receivedAtMs + context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS;
       const route = await router.route(proxy, parsed.request, deadlineAt);
       if (route === undefined) {
         recordUnknownEndpoint(observability, requestPath(proxy), apiRequestId(proxy));
@@ -122,10 +153,23 @@ export function createHandler(
       const ports = new InvocationPorts(route.keys, sink, now, deadlineAt);
       const outcome = await receive(route.request, config, ports);
       const { endpoint } = route.request;
-      recordOutcome(observability, outcome, {
+      const call = {
         apiRequestId: apiRequestId(proxy),
         ...(endpoint === undefined ? {} : { endpoint }),
-      });
+      };
+      recordOutcome(observability, outcome, call);
+      // After the queue took the message: the archive can delay the answer by its bound at most,
+      // and never change it.
+      if (archive !== undefined && (outcome.kind !== 'rejected' || rejectedQuota.take(now()))) {
+        const record = archiveRecord(route.request, outcome, {
+          receivedAtMs,
+          apiRequestId: call.apiRequestId,
+          sourceIp: sourceIpOf(proxy),
+          message: ports.sent,
+        });
+        const failure = record === undefined ? undefined : await archive.write(record, deadlineAt);
+        if (failure !== undefined) recordArchiveWriteFailure(observability, failure, call);
+      }
       return responseFromOutcome(outcome);
     } finally {
       publishMetrics(observability, now());
@@ -140,6 +184,8 @@ export function createHandler(
 class InvocationPorts implements ReceivePorts, KeySource, MessageSink {
   readonly keys = this;
   readonly sink = this;
+  /** The message the queue took, for the archive record. */
+  sent: SinkMessage | undefined;
 
   constructor(
     private readonly keyRing: DeadlineKeySource,
@@ -156,8 +202,9 @@ class InvocationPorts implements ReceivePorts, KeySource, MessageSink {
     return this.keyRing.refreshAfterMismatch(this.deadlineAt);
   }
 
-  send(message: SinkMessage): Promise<void> {
-    return this.queue.send(message, this.deadlineAt);
+  async send(message: SinkMessage): Promise<void> {
+    await this.queue.send(message, this.deadlineAt);
+    this.sent = message;
   }
 
   now(): number {

@@ -20,6 +20,8 @@ export const METRIC_NAMES = {
   keyLoaded: 'KeyLoaded',
   keyLoadFailure: 'KeyLoadFailure',
   queueSendFailure: 'QueueSendFailure',
+  /** Archive records not taken within the write bound (the answer was sent all the same). */
+  archiveWriteFailure: 'ArchiveWriteFailure',
 } as const;
 
 /**

@@ -308,6 +308,30 @@ export function recordKeyLoadFailure(
 }
 
 /**
+ * Counts and logs an archive record that was not taken within the write bound. The answer is
+ * unchanged (the message is queued): the archive misses this call, and the alarm on this metric
+ * says so. The error's name and message only are logged, never the record, which holds personal
+ * data.
+ *
+ * @param observability - logger and metrics
+ * @param error - what the write failed with
+ * @param call - request id and endpoint
+ */
+export function recordArchiveWriteFailure(
+  observability: Observability,
+  error: unknown,
+  call: CallContext,
+): void {
+  storeCount(observability, METRIC_NAMES.archiveWriteFailure);
+  observability.logger.error('Archiving the call failed; the answer was sent unchanged', {
+    ...(call.apiRequestId === undefined ? {} : { api_request_id: call.apiRequestId }),
+    ...endpointField(call.endpoint),
+    error_name: error instanceof Error ? error.name : typeof error,
+    error_message: error instanceof Error ? error.message.slice(0, 200) : undefined,
+  });
+}
+
+/**
  * Counts a successful key load, published with this call's metrics: beside `KeyLoadFailure` it
  * shows how often the receiver reads Secrets Manager (a cost) and that loads recover.
  *

@@ -16,6 +16,13 @@ export interface QueuedMessage {
   readonly consumed: boolean;
 }
 
+/** The archive object holding a delivery's record (the local run's archive). */
+export interface ArchiveLink {
+  readonly key: string;
+  /** The object on the local S3, e.g. `http://127.0.0.1:9325/webhook-archive/deliveries/…`. */
+  readonly url: string;
+}
+
 /** One row of the inspector's list. */
 export interface DeliverySummary {
   /** The request id the local server gave the call (`x-amzn-RequestId`). */
@@ -67,6 +74,8 @@ export interface DeliveryDetail extends DeliverySummary {
    */
   readonly noDiagnosis?: string;
   readonly message?: QueuedMessage;
+  /** The archive object holding the call's record, once written. */
+  readonly archive?: ArchiveLink;
 }
 
 /** A 401's diagnosis as the detail shows it: hints, or why there are none. */
@@ -107,6 +116,7 @@ export class StoredDelivery {
   #sha256: string | undefined;
   #replayOf: string | undefined;
   #message: QueuedMessage | undefined;
+  #archive: ArchiveLink | undefined;
   #diagnosis: DiagnosisFields | undefined;
 
   constructor(observed: ObservedDelivery) {
@@ -148,10 +158,15 @@ export class StoredDelivery {
     return this.#message;
   }
 
-  /** Links a replay or a queue message. */
-  change(change: { readonly replayOf?: string; readonly message?: QueuedMessage }): void {
+  /** Links a replay, a queue message or an archive object. */
+  change(change: {
+    readonly replayOf?: string;
+    readonly message?: QueuedMessage;
+    readonly archive?: ArchiveLink;
+  }): void {
     if (change.replayOf !== undefined) this.#replayOf = change.replayOf;
     if (change.message !== undefined) this.#message = change.message;
+    if (change.archive !== undefined) this.#archive = change.archive;
   }
 
   /** Whether this is a 401 whose diagnosis is not made yet. */
@@ -205,6 +220,7 @@ export class StoredDelivery {
         ? { diagnosis: sourceNotAllowedHints(this.sourceIp) }
         : {}),
       ...(this.#message === undefined ? {} : { message: this.#message }),
+      ...(this.#archive === undefined ? {} : { archive: this.#archive }),
     };
   }
 

@@ -3,6 +3,7 @@ import { diagnoseSignature } from '../../devkit/diagnose-signature.js';
 import type { LocalWebhookSecret } from '../../devkit/dotenv.js';
 import type { VerifyFailureReason } from '../../lambda/core/index.js';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
+import type { ArchivedObject } from '../local-archive.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { INSPECTOR_PATH } from '../webhook-server.js';
 import { type InspectorMode, refusalOf } from './access.js';
@@ -43,6 +44,8 @@ export interface Inspector {
   readonly onDelivery: (delivery: ObservedDelivery) => void;
   /** For `startWebhookServer`'s `inspector`: answers everything under `/_inspector`. */
   readonly routes: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+  /** For `startLocalArchive`'s `onArchived`: links a call to the archive object of its record. */
+  readonly onArchived: (record: Buffer, object: ArchivedObject) => void;
   /** Wraps the embedded queue's listener to learn message ids and consumption. */
   readonly tapQueue: (listener: RequestListener) => RequestListener;
   /** Ends open live streams (before the server closes). */
@@ -106,8 +109,26 @@ export function createInspector(options: InspectorOptions): Inspector {
     return stored.detail();
   };
 
+  // The receiver archives a call before it answers, so its object waits here for the delivery,
+  // keyed by the request id the record carries; bounded like the tracker's unmatched sends.
+  const archivedByRequest = new Map<string, ArchivedObject>();
+  const onArchived = (record: Buffer, object: ArchivedObject): void => {
+    const requestId = requestIdOf(record);
+    if (requestId === undefined) return;
+    archivedByRequest.set(requestId, object);
+    const oldest = archivedByRequest.keys().next().value;
+    if (archivedByRequest.size > MAX_UNCLAIMED_ARCHIVED && oldest !== undefined) {
+      archivedByRequest.delete(oldest);
+    }
+  };
+
   const onDelivery = (observed: ObservedDelivery): void => {
     const stored = new StoredDelivery(observed);
+    const archived = archivedByRequest.get(observed.requestId);
+    if (archived !== undefined) {
+      archivedByRequest.delete(observed.requestId);
+      stored.change({ archive: archived });
+    }
     const message =
       stored.status === 200
         ? tracker.claim(
@@ -208,6 +229,7 @@ export function createInspector(options: InspectorOptions): Inspector {
 
   return {
     onDelivery,
+    onArchived,
     routes,
     tapQueue: (listener) => tapQueueRequests(listener, (activity) => tracker.onActivity(activity)),
     close: () => {
@@ -218,6 +240,20 @@ export function createInspector(options: InspectorOptions): Inspector {
 }
 
 /** The page loads nothing from elsewhere; the browser is told so too. */
+/** Archive objects waiting for their delivery; the handler answers right after writing, so few wait. */
+const MAX_UNCLAIMED_ARCHIVED = 100;
+
+/** The `api_request_id` of an archive record (one JSON line), if it is one. */
+function requestIdOf(record: Buffer): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(record.toString('utf8'));
+    const id = (parsed as { api_request_id?: unknown }).api_request_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const PAGE_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
+  archivePerMillionLine,
   type CostInputs,
   costPerMillionLine,
   costPerMillionWithIdempotencyLine,
+  estimateArchiveCost,
   estimateBilledDurationMs,
   estimateCostPerMillion,
   estimateEndpointMonthlyCost,
   estimateFixedMonthlyCost,
+  estimatePutObjectPerCallCost,
+  FIREHOSE_RECORD_STEP_BYTES,
   IDEMPOTENCY_WRITE_REQUESTS,
   idempotencyLine,
   idempotencyPerMillionLine,
@@ -159,7 +163,7 @@ describe('Function: estimateFixedMonthlyCost', () => {
 });
 
 describe('Function: estimateEndpointMonthlyCost', () => {
-  it("prices an endpoint's secret and its key ring's reloads in each warm environment", () => {
+  it("prices an endpoint's secret, its key ring's reloads in each warm environment and its silence alarm", () => {
     // Act: the cost table's assumptions, 2 warm environments reloading every 300 s for 30 days
     const { lines, totalUsd } = estimateEndpointMonthlyCost({
       warmEnvironments: 2,
@@ -169,9 +173,10 @@ describe('Function: estimateEndpointMonthlyCost', () => {
     });
 
     // Assess: 2 x 8,640 reloads x 2 calls = 34,560 calls at $0.05 per 10,000
-    expect(lines.map(({ quantity }) => quantity)).toEqual([1, 34_560]);
+    expect(lines.map(({ quantity }) => quantity)).toEqual([1, 34_560, 1]);
     expect(lines[1]?.usd).toBeCloseTo(0.1728, 10);
-    expect(totalUsd).toBeCloseTo(0.5728, 10);
+    expect(lines[2]?.usd).toBeCloseTo(0.1, 10);
+    expect(totalUsd).toBeCloseTo(0.6728, 10);
   });
 });
 
@@ -205,6 +210,46 @@ describe('Function: idempotencyPerMillionLine', () => {
 describe('Function: costPerMillionLine', () => {
   it('prints the line checks read, with two decimals', () => {
     expect(costPerMillionLine('function-url', 0.9049)).toBe('cost per million function-url: $0.90');
+  });
+});
+
+describe('Function: estimateArchiveCost', () => {
+  const ARCHIVE = {
+    recordBytes: 2038,
+    archiveDays: 30,
+    daysPerMonth: 30,
+    bufferBytes: 5 * 1024 * 1024,
+  };
+
+  it('bills each record as 5 KB of Firehose ingestion, stores its bytes for archiveDays, and writes one object per buffer', () => {
+    // Act
+    const { lines, totalUsd } = estimateArchiveCost(ARCHIVE, 1_000_000);
+
+    // Assess
+    const gb = 1024 ** 3;
+    expect(lines.map(({ quantity }) => quantity)).toEqual([
+      (1_000_000 * FIREHOSE_RECORD_STEP_BYTES) / gb,
+      (1_000_000 * 2038) / gb,
+      Math.ceil((1_000_000 * 2038) / (5 * 1024 * 1024)),
+    ]);
+    // 4.77 GB x $0.029 + 1.90 GB-month x $0.023 + 389 PUTs x $0.000005
+    expect(totalUsd).toBeCloseTo(0.1383 + 0.0437 + 0.0019, 3);
+    expect(totalUsd).toBeLessThanOrEqual(0.25);
+  });
+
+  it('stores a record half as long for half the days, and rounds a 6 KB record up to 10 KB', () => {
+    // Act
+    const half = estimateArchiveCost({ ...ARCHIVE, archiveDays: 15 }, 1_000_000);
+    const large = estimateArchiveCost({ ...ARCHIVE, recordBytes: 6 * 1024 }, 1_000_000);
+
+    // Assess
+    expect(half.lines[1]?.quantity).toBeCloseTo((1_000_000 * 2038) / 1024 ** 3 / 2, 6);
+    expect(large.lines[0]?.quantity).toBeCloseTo((1_000_000 * 10 * 1024) / 1024 ** 3, 6);
+  });
+
+  it('costs a small share of one PutObject per call', () => {
+    expect(estimatePutObjectPerCallCost(1_000_000)).toBeCloseTo(5, 6);
+    expect(archivePerMillionLine(0.184)).toBe('archive per million 1 KB deliveries: $0.18');
   });
 });
 

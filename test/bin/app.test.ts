@@ -33,6 +33,7 @@ describe('Script: bin/app.ts', () => {
       readFileSync(join(outdir, 'WebhookReceiver.template.json'), 'utf8'),
     );
     expect(Object.keys(template.Outputs).sort()).toEqual([
+      'ArchiveBucketName',
       'ConsumerLogGroupName',
       'DeadLetterQueueUrl',
       'IdempotencyTableName',

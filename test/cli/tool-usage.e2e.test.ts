@@ -14,6 +14,7 @@ const TOOLS = {
   verify: 'cli/verify.ts',
   'rotate-secret': 'cli/rotate-secret.ts',
   smoke: 'cli/smoke.ts',
+  replay: 'cli/replay.ts',
   loadtest: 'loadtest/run.ts',
   bench: 'bench/run.ts',
 } as const;

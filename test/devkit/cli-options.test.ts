@@ -2,7 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileOption, wholeCountOption, wholeSecondsOption } from '../../devkit/cli-options.js';
+import {
+  isoTimeOption,
+  readFileOption,
+  wholeCountOption,
+  wholeSecondsOption,
+} from '../../devkit/cli-options.js';
 import { UsageError } from '../../devkit/tool-io.js';
 
 describe('Function: wholeSecondsOption', () => {
@@ -20,6 +25,34 @@ describe('Function: wholeSecondsOption', () => {
       expect(() => wholeSecondsOption('--tolerance', text, 300)).toThrow(UsageError);
       expect(() => wholeSecondsOption('--tolerance', text, 300)).toThrow(
         `--tolerance must be a whole number of seconds, got '${text}'`,
+      );
+    },
+  );
+});
+
+describe('Function: isoTimeOption', () => {
+  it('reads an ISO 8601 time with Z or an offset as that instant', () => {
+    // Act & Assess
+    expect(isoTimeOption('--from', '2026-11-27T09:00:00Z').toISOString()).toBe(
+      '2026-11-27T09:00:00.000Z',
+    );
+    expect(isoTimeOption('--from', '2026-11-27T11:00+02:00').toISOString()).toBe(
+      '2026-11-27T09:00:00.000Z',
+    );
+  });
+
+  it('requires the option', () => {
+    // Act & Assess
+    expect(() => isoTimeOption('--to', undefined)).toThrow('--to is required');
+  });
+
+  it.each(['2026-11-27T09:00:00', '2026-11-27', '2026-13-40T09:00:00Z', 'yesterday', ''])(
+    'rejects %j (no zone, no time, or no real date) naming the flag',
+    (text) => {
+      // Act & Assess
+      expect(() => isoTimeOption('--from', text)).toThrow(UsageError);
+      expect(() => isoTimeOption('--from', text)).toThrow(
+        `--from must be an ISO 8601 time with a zone, e.g. 2026-11-27T09:00:00Z, got '${text}'`,
       );
     },
   );

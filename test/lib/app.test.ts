@@ -128,6 +128,14 @@ describe('Function: buildApp', () => {
       expect([...suppressed.keys()].sort()).toEqual(
         [
           'AwsSolutions-APIG4',
+          // The archive: its bucket's access logs, and the grant CDK gives Firehose on the bucket.
+          'AwsSolutions-S1',
+          'AwsSolutions-IAM5[Action::s3:Abort*]',
+          'AwsSolutions-IAM5[Action::s3:DeleteObject*]',
+          'AwsSolutions-IAM5[Action::s3:GetBucket*]',
+          'AwsSolutions-IAM5[Action::s3:GetObject*]',
+          'AwsSolutions-IAM5[Action::s3:List*]',
+          'AwsSolutions-IAM5[Resource::<WebhookReceiverArchiveBucketCAA1B17A.Arn>/*]',
           'AwsSolutions-SMG4',
           'Serverless-LambdaDLQ',
           'Serverless-LambdaEventSourceMappingDestination',

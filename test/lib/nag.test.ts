@@ -27,8 +27,8 @@ interface ValidationReport {
 /**
  * Every combination the issues name (ingress x existingQueue x consumer x fifo, and idempotency
  * where there is a consumer), plus tracing and the alarm e-mail per ingress, and named endpoints
- * (one with a placeholder secret), the source allowlist and the custom domain (where the front
- * door has one) per ingress.
+ * (one with a placeholder secret), the source allowlist, the custom domain (where the front
+ * door has one) and the archive per ingress.
  */
 const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
   ...[false, true].flatMap((existingQueue) =>
@@ -69,6 +69,15 @@ const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
     tracing: false,
     allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
     customDomain: ingress !== 'function-url',
+  },
+  // The archive of deliveries: bucket, Firehose stream and its alarm.
+  {
+    ingress,
+    existingQueue: false,
+    consumer: true,
+    fifo: false,
+    tracing: false,
+    archive: true,
   },
 ]);
 
@@ -122,10 +131,10 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
       'AwsSolutions',
       'Serverless',
     ]);
-    expect(COMBINATIONS).toHaveLength(45);
+    expect(COMBINATIONS).toHaveLength(48);
   });
 
-  it('reports no finding for any ingress, with or without existingQueue, consumer, idempotency, fifo, endpoints, allowedSourceIps or a custom domain', () => {
+  it('reports no finding for any ingress, with or without existingQueue, consumer, idempotency, fifo, endpoints, allowedSourceIps, a custom domain or the archive', () => {
     // Act
     const findings = report.pluginReports.flatMap((plugin) =>
       plugin.violations.flatMap((violation) =>

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { FirehoseClient } from '@aws-sdk/client-firehose';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { Stack } from 'aws-cdk-lib';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConsumerConfig } from '../../lambda/consumer/config.js';
 import { createConsumerHandler } from '../../lambda/consumer/handler.js';
 import { processBooking } from '../../lambda/consumer/process-booking.js';
-import { CLIENT_SETTINGS } from '../../lambda/receiver/handler.js';
+import { ARCHIVE_CLIENT_SETTINGS, CLIENT_SETTINGS } from '../../lambda/receiver/handler.js';
 import { InvalidWebhookReceiverPropsError, WebhookReceiver } from '../../lib/webhook-receiver.js';
 import { lambdaContext, restApiEvent } from '../support/api-gateway-events.js';
 import { bookingPayload, phpJsonEncode, signedCall } from '../support/booking.js';
@@ -14,6 +15,7 @@ import { useLocalDynamoDb } from '../support/local-dynamodb.js';
 import { LOCAL_AWS_SETTINGS, useLocalSqs } from '../support/local-sqs.js';
 import { withoutSdkNodeVersionWarning } from '../support/log-lines.js';
 import { receiverOnNewQueue } from '../support/receiver-harness.js';
+import { refusingEndpoint } from '../support/refusing-endpoint.js';
 import { FakeSecretStore } from '../support/secret-store.js';
 import { useSecretsManagerServer } from '../support/secrets-manager-server.js';
 import { sqsEvent } from '../support/sqs-events.js';
@@ -149,6 +151,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
       serviceName: 'bookings',
       endpoints: [{ name: 'eu' }, { name: 'us-west' }],
       silenceAlarmMinutes: 30,
+      archive: true,
     }));
     quiet = synthesize(() => ({ silenceAlarmMinutes: 0, dashboard: false }));
   });
@@ -229,7 +232,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
   });
 
   describe('Dashboard', () => {
-    it('shows deliveries, latency, queues, consumer, keys and throttling; none with dashboard false', () => {
+    it('shows deliveries, latency, queues, consumer, keys, archive and throttling; none with dashboard false', () => {
       // Prepare
       const titles = dashboardBody(endpoints).widgets.map(({ properties }) => properties.title);
 
@@ -244,6 +247,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
         'Dead-letter queue depth (npm run redrive moves them back)',
         'Consumer: failed records, skipped duplicates, errors',
         'Signing keys: loads and failures',
+        'Archive: calls answered but not archived (npm run replay would miss them)',
         'Calls turned away: API 429s and throttled invocations',
       ]);
       expect(endpoints.receiver.dashboard).toBeDefined();
@@ -316,10 +320,20 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
         status: 400,
       });
       const dependencies = { secretsManagerClient: server.client(CLIENT_SETTINGS) };
+      // An archive that refuses every write: each answered call counts ArchiveWriteFailure.
+      const firehoseClient = new FirehoseClient({
+        ...LOCAL_AWS_SETTINGS,
+        ...ARCHIVE_CLIENT_SETTINGS,
+        endpoint: await refusingEndpoint(),
+      });
       const serving = await receiverOnNewQueue(
         sqs(),
-        { ...receiverEnv, ENDPOINT_SECRET_IDS: JSON.stringify(secretIds) },
-        dependencies,
+        {
+          ...receiverEnv,
+          ENDPOINT_SECRET_IDS: JSON.stringify(secretIds),
+          ARCHIVE_STREAM: 'unreachable-archive',
+        },
+        { ...dependencies, firehoseClient },
       );
       const keyless = await receiverOnNewQueue(
         sqs(),

@@ -25,7 +25,7 @@ describe('Class: ReceiverStack', () => {
     });
   });
 
-  it("outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL, the idempotency table name, the secret ARN and the consumer's log group", () => {
+  it("outputs the webhook URL, the queue URL and ARN, the dead-letter queue URL, the idempotency table name, the archive bucket, the secret ARN and the consumer's log group", () => {
     // Prepare
     const { receiver } = created;
     const id = (construct: { node: { defaultChild?: unknown } } | undefined) =>
@@ -36,6 +36,7 @@ describe('Class: ReceiverStack', () => {
 
     // Assess
     expect(Object.keys(outputs).sort()).toEqual([
+      'ArchiveBucketName',
       'ConsumerLogGroupName',
       'DeadLetterQueueUrl',
       'IdempotencyTableName',
@@ -161,6 +162,7 @@ describe('Class: ReceiverStack', () => {
 
     // Assess
     expect(Object.keys(outputs).sort()).toEqual([
+      'ArchiveBucketName',
       'ConsumerLogGroupName',
       'DeadLetterQueueUrl',
       'IdempotencyTableName',

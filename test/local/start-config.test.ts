@@ -14,6 +14,7 @@ describe('Function: readStartConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       localSqsPort: 9324,
+      localS3Port: 9325,
       inspector: 'auto',
       stateDir: '/checkout/.local/queues',
     });
@@ -31,6 +32,7 @@ describe('Function: readStartConfig', () => {
       port: 0,
       host: '0.0.0.0',
       localSqsPort: 9400,
+      localS3Port: 9325,
       inspector: 'auto',
       stateDir: '/checkout/state',
     });

@@ -31,6 +31,7 @@ export function startLocalReceiverInProcess(
     port: 0,
     host: '127.0.0.1',
     localSqsPort: 0,
+    localS3Port: 0,
     inspector,
     endpoints: undefined,
     env: process.env,

@@ -54,7 +54,14 @@ export function spawnNpmStart(
   const npm = spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], {
     cwd: ROOT,
     // ENDPOINTS empty: the single endpoint, whatever a developer's .env in the checkout says.
-    env: { ...inherited, PORT: '0', LOCAL_SQS_PORT: '0', ENDPOINTS: '', ...env },
+    env: {
+      ...inherited,
+      PORT: '0',
+      LOCAL_SQS_PORT: '0',
+      LOCAL_S3_PORT: '0',
+      ENDPOINTS: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -53,6 +53,7 @@ export function startProcess(cwd: string, env: NodeJS.ProcessEnv = {}): StartedP
       ...inheritedEnvironment(process.env),
       PORT: '0',
       LOCAL_SQS_PORT: '0',
+      LOCAL_S3_PORT: '0',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...env,
     },

@@ -389,6 +389,22 @@ function renderDetail(delivery: DeliveryDetail): void {
       ]),
     );
   }
+  if (delivery.archive !== undefined) {
+    const { archive } = delivery;
+    parts.push(
+      element('h3', { textContent: 'In the archive' }),
+      definitionList([
+        [
+          'Object',
+          element('a', {
+            className: 'mono',
+            href: archive.url,
+            textContent: archive.key,
+          }),
+        ],
+      ]),
+    );
+  }
   parts.push(
     element('h3', { textContent: 'Replay' }),
     replayButtons(delivery),

@@ -30,6 +30,7 @@ describe('Function: loadConfig', () => {
       serviceName: 'webhook-receiver',
       metricsNamespace: 'ServiceWebhookReceiver',
       allowedSources: undefined,
+      archiveStream: undefined,
     });
   });
 

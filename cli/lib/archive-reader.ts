@@ -1,0 +1,157 @@
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import * as v from 'valibot';
+import { NETWORK_TIMEOUT_MS, withTimeout } from '../../devkit/network.js';
+import {
+  ARCHIVE_LAYOUT,
+  type ArchiveRecord,
+  archiveHourPrefix,
+} from '../../lambda/receiver/archive-record.js';
+
+/**
+ * Reading the archive of deliveries for a time window: list the hour prefixes that can hold it,
+ * read each object's JSON lines, keep the records received inside the window, oldest first.
+ * @module
+ */
+
+/** An archive record and the object it is in. */
+export interface ArchiveEntry {
+  /** The object's key. */
+  readonly key: string;
+  readonly record: ArchiveRecord;
+}
+
+/** A time window: `from` included, `to` excluded. */
+export interface TimeWindow {
+  readonly from: Date;
+  readonly to: Date;
+}
+
+const headerValue = v.union([v.string(), v.array(v.string())]);
+
+/** What a line must hold to be taken as a record; fields are checked as the replay uses them. */
+const ArchiveRecordSchema = v.looseObject({
+  v: v.literal(1),
+  received_at: v.pipe(v.string(), v.isoTimestamp()),
+  api_request_id: v.optional(v.string()),
+  endpoint: v.optional(v.string()),
+  verdict: v.picklist(['queued', 'ignored', 'rejected']),
+  status: v.number(),
+  reason: v.optional(v.string()),
+  headers: v.record(v.string(), headerValue),
+  source_ip: v.optional(v.string()),
+  body_base64: v.string(),
+  body_bytes: v.number(),
+  body_truncated: v.optional(v.literal(true)),
+  dedup_key: v.optional(v.string()),
+  message: v.optional(
+    v.object({
+      attributes: v.record(v.string(), v.string()),
+      signature_timestamp: v.number(),
+      deduplication_id: v.string(),
+      group_id: v.string(),
+    }),
+  ),
+});
+
+/**
+ * The hour prefixes whose objects can hold records received in `window`: an object's prefix is
+ * the arrival hour of its oldest record, which Firehose may have buffered up to
+ * `ARCHIVE_LAYOUT.bufferSeconds` before the newest (plus a second for the write itself).
+ */
+export function windowPrefixes({ from, to }: TimeWindow): string[] {
+  const hour = 3_600_000;
+  const first = Math.floor((from.getTime() - ARCHIVE_LAYOUT.bufferSeconds * 1000 - 1000) / hour);
+  const last = Math.floor((to.getTime() + 1000) / hour);
+  const prefixes: string[] = [];
+  for (let index = first; index <= last; index++) {
+    prefixes.push(archiveHourPrefix(new Date(index * hour)));
+  }
+  return prefixes;
+}
+
+/** Result of {@link readArchiveWindow}: the records, and how many lines could not be read. */
+export interface ArchiveWindow {
+  readonly calls: readonly ArchiveEntry[];
+  readonly unreadableLines: number;
+}
+
+/** Options of {@link readArchiveWindow}. */
+export interface ReadArchiveOptions {
+  /** Called after each object read, with how many were read of how many listed. */
+  readonly onObject?: (read: number, listed: number) => void;
+  /** How long one S3 call may take (the tools' {@link NETWORK_TIMEOUT_MS} by default). */
+  readonly timeoutMs?: number;
+  /** Added to the message when nothing listens at the archive's address. */
+  readonly refusedHint?: string;
+}
+
+/**
+ * The records received in `window`, oldest first (a tie keeps the archive's order).
+ *
+ * @param s3 - client of the bucket's region (or of the local archive)
+ * @param bucket - the archive bucket
+ * @param window - the window
+ * @param options - progress callback, timeout and hint
+ * @throws {NetworkError} when an S3 call gets no answer in time or its connection fails
+ */
+export async function readArchiveWindow(
+  s3: S3Client,
+  bucket: string,
+  window: TimeWindow,
+  options: ReadArchiveOptions = {},
+): Promise<ArchiveWindow> {
+  const { onObject = () => {}, timeoutMs = NETWORK_TIMEOUT_MS, refusedHint } = options;
+  const call = <T>(send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> =>
+    withTimeout(`Could not read the archive ${bucket}`, timeoutMs, send, {
+      ...(refusedHint === undefined ? {} : { refusedHint }),
+    });
+  const keys: string[] = [];
+  for (const prefix of windowPrefixes(window)) {
+    let token: string | undefined;
+    do {
+      const page = await call((abortSignal) =>
+        s3.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+          { abortSignal },
+        ),
+      );
+      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+  }
+  const calls: ArchiveEntry[] = [];
+  let unreadableLines = 0;
+  const from = window.from.getTime();
+  const to = window.to.getTime();
+  for (const [index, key] of keys.entries()) {
+    const text = await call(async (abortSignal) => {
+      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+        abortSignal,
+      });
+      return (await object.Body?.transformToString('utf8')) ?? '';
+    });
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      const record = parseRecord(line);
+      if (record === undefined) {
+        unreadableLines++;
+        continue;
+      }
+      const at = Date.parse(record.received_at);
+      if (at >= from && at < to) calls.push({ key, record });
+    }
+    onObject(index + 1, keys.length);
+  }
+  // Array.prototype.sort is stable: records received in the same millisecond keep their order.
+  calls.sort((a, b) => Date.parse(a.record.received_at) - Date.parse(b.record.received_at));
+  return { calls, unreadableLines };
+}
+
+function parseRecord(line: string): ArchiveRecord | undefined {
+  try {
+    const parsed = v.safeParse(ArchiveRecordSchema, JSON.parse(line));
+    return parsed.success ? (parsed.output as ArchiveRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * `npm run replay`: re-queue the archived verified deliveries of a time window, from the archive
+ * of a deployed stack or of the local run of `npm start`.
+ * @module
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { isoTimeOption } from '../devkit/cli-options.js';
+import {
+  EXIT_STATUS,
+  EXIT_STATUS_USAGE,
+  type ExitStatus,
+  ToolError,
+} from '../devkit/exit-status.js';
+import {
+  DEFAULT_LOCAL_S3_PORT,
+  DEFAULT_LOCAL_SQS_PORT,
+  LOCAL_ARCHIVE,
+  localArchiveEndpoint,
+  localQueueUrl,
+  portFrom,
+} from '../devkit/local-run.js';
+import { withTimeout } from '../devkit/network.js';
+import { localS3Client } from '../devkit/s3-client.js';
+import { sqsClientFor } from '../devkit/sqs-client.js';
+import {
+  isEntryPoint,
+  parseToolArgs,
+  processIo,
+  runTool,
+  type ToolIo,
+  UsageError,
+} from '../devkit/tool-io.js';
+import {
+  DEFAULT_STACK_NAME,
+  ENDPOINT_NAME_RULE,
+  isEndpointName,
+  STACK_OUTPUTS,
+} from '../lambda/contract/endpoints.js';
+import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
+import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
+import { readArchiveWindow, type TimeWindow } from './lib/archive-reader.js';
+
+/** Deliveries between two progress lines. */
+const PROGRESS_EVERY = 100;
+
+const USAGE = `Usage: npm run replay -- --from <ISO-8601> --to <ISO-8601> [--endpoint <name>] [--stack <name>] [--dry-run]
+
+Re-queues the archived verified deliveries received from --from (included) to --to (excluded),
+oldest first, each with its original body, attributes and dedup key: an idempotent consumer skips
+the bookings it already applied. Ignored and rejected calls are archived but never re-queued.
+
+  --from TIME       start of the window, ISO 8601 with a time zone, e.g. 2026-11-27T09:00:00Z
+  --to TIME         end of the window (excluded), after --from
+  --endpoint NAME   only the deliveries to endpoint NAME (a receiver serving several)
+  --stack NAME      the deployed stack (cdk deploy names it ${DEFAULT_STACK_NAME} unless -c stackName):
+                    its ${STACK_OUTPUTS.queueUrl} and ${STACK_OUTPUTS.archiveBucketName} outputs (normal AWS
+                    credentials and region apply); without it, the local run of npm start
+                    (queue on LOCAL_SQS_PORT, default ${DEFAULT_LOCAL_SQS_PORT}; archive on LOCAL_S3_PORT, default ${DEFAULT_LOCAL_S3_PORT})
+  --dry-run         list what would be sent (time, endpoint, event, dedup key), send nothing
+  --help            show this help
+
+Prints progress every ${PROGRESS_EVERY} deliveries on stderr and ends with "replayed <n> of <m> deliveries";
+nothing more is sent after a failed send. Bodies are personal data: they are never printed.
+
+${EXIT_STATUS_USAGE}`;
+
+/** What to do when nothing listens at the local run's archive or queue. */
+const REFUSED_HINT = 'start the local receiver with npm start, or pass --stack';
+
+/** Where the archive and the queue are. */
+interface Target {
+  /** For messages: `stack X` or `the local run`. */
+  readonly name: string;
+  readonly queueUrl: string;
+  readonly bucket: string;
+  readonly s3: S3Client;
+}
+
+interface ReplayOptions {
+  readonly window: TimeWindow;
+  readonly endpoint: string | undefined;
+  readonly stack: string | undefined;
+  readonly dryRun: boolean;
+}
+
+/** A refusal the user can act on (no such output, no archive), reported in one line, exit 1. */
+class ReplayFailure extends ToolError {
+  /** @param message - what is missing and what to do */
+  constructor(message: string) {
+    super(message, EXIT_STATUS.refused);
+  }
+}
+
+/**
+ * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 failure,
+ * 2 usage error).
+ *
+ * @param args - arguments after `--`
+ * @param io - streams, environment and working directory
+ */
+export function main(args: readonly string[], io: ToolIo): Promise<number> {
+  return runTool(
+    io,
+    { name: 'replay', usage: USAGE },
+    () => parseOptions(args),
+    (options) => replay(options, io),
+  );
+}
+
+async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
+  let target: Target | undefined;
+  let sqs: SQSClient | undefined;
+  let sent = 0;
+  // Known once the archive is read: a failure before that has nothing to count.
+  let total: number | undefined;
+  try {
+    target = await findTarget(options.stack, io);
+    const { calls, unreadableLines } = await readArchiveWindow(
+      target.s3,
+      target.bucket,
+      options.window,
+      {
+        onObject: (read, listed) => {
+          if (read % PROGRESS_EVERY === 0) io.err(`read ${read} of ${listed} archive objects`);
+        },
+        timeoutMs: io.networkTimeoutMs,
+        refusedHint: REFUSED_HINT,
+      },
+    );
+    if (unreadableLines > 0) {
+      io.err(`skipped ${unreadableLines} archive lines that are not records of this receiver`);
+    }
+    const deliveries = calls.flatMap(({ record }) => {
+      const message = archivedMessage(record);
+      if (message === undefined) return [];
+      if (options.endpoint !== undefined && record.endpoint !== options.endpoint) return [];
+      return [{ record, message }];
+    });
+    total = deliveries.length;
+    if (options.dryRun) {
+      for (const { record } of deliveries) io.out(describeDelivery(record));
+      io.out(`replayed 0 of ${total} deliveries (--dry-run: nothing sent to ${target.queueUrl})`);
+      return EXIT_STATUS.ok;
+    }
+    const queue = sqsClientFor(target.queueUrl, io.env);
+    sqs = queue;
+    const { queueUrl } = target;
+    const fifo = queueUrl.endsWith('.fifo');
+    for (const { message } of deliveries) {
+      await withTimeout(
+        `Could not send to ${queueUrl}`,
+        io.networkTimeoutMs,
+        (abortSignal) =>
+          queue.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
+            abortSignal,
+          }),
+        { refusedHint: REFUSED_HINT },
+      );
+      sent++;
+      if (sent % PROGRESS_EVERY === 0 && sent < total) io.err(`${sent} of ${total} sent`);
+    }
+    io.out(`replayed ${sent} of ${total} deliveries`);
+    return EXIT_STATUS.ok;
+  } catch (error) {
+    const failure = describeFailure(error, options, target);
+    io.err(failure.message);
+    if (total !== undefined && !options.dryRun) io.out(`replayed ${sent} of ${total} deliveries`);
+    return failure.exitStatus;
+  } finally {
+    target?.s3.destroy();
+    sqs?.destroy();
+  }
+}
+
+/** One line of `--dry-run`: when, where, what; never the body or the sender's headers. */
+function describeDelivery(record: ArchiveRecord): string {
+  return [
+    record.received_at,
+    record.endpoint === undefined ? '' : `endpoint ${record.endpoint}`,
+    `event ${record.message?.attributes.event ?? '?'}`,
+    `dedup_key ${record.dedup_key ?? record.message?.deduplication_id ?? '?'}`,
+  ]
+    .filter((part) => part !== '')
+    .join(' | ');
+}
+
+/** The deployed stack's queue and archive (from its outputs), or the local run's. */
+async function findTarget(stack: string | undefined, io: ToolIo): Promise<Target> {
+  const { env } = io;
+  if (stack === undefined) {
+    return {
+      name: 'the local run',
+      queueUrl: localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT)),
+      bucket: LOCAL_ARCHIVE.bucket,
+      s3: localS3Client(
+        localArchiveEndpoint(portFrom(env, 'LOCAL_S3_PORT', DEFAULT_LOCAL_S3_PORT)),
+      ),
+    };
+  }
+  const cloudFormation = new CloudFormationClient({});
+  try {
+    const described = await withTimeout(
+      `Could not describe stack ${stack}`,
+      io.networkTimeoutMs,
+      (abortSignal) =>
+        cloudFormation.send(new DescribeStacksCommand({ StackName: stack }), { abortSignal }),
+    );
+    const outputs = new Map(
+      (described.Stacks?.[0]?.Outputs ?? []).map(({ OutputKey, OutputValue }) => [
+        OutputKey,
+        OutputValue,
+      ]),
+    );
+    const queueUrl = outputs.get(STACK_OUTPUTS.queueUrl);
+    const bucket = outputs.get(STACK_OUTPUTS.archiveBucketName);
+    if (queueUrl === undefined) {
+      throw new ReplayFailure(`stack ${stack} has no ${STACK_OUTPUTS.queueUrl} output`);
+    }
+    if (bucket === undefined) {
+      throw new ReplayFailure(
+        `stack ${stack} keeps no archive (no ${STACK_OUTPUTS.archiveBucketName} output): deploy it with -c archive=true`,
+      );
+    }
+    return { name: `stack ${stack}`, queueUrl, bucket, s3: new S3Client({}) };
+  } finally {
+    cloudFormation.destroy();
+  }
+}
+
+/**
+ * The one line and the exit status of a failed run: the network's failures (exit 4) and the
+ * tool's own as they are, AWS's and the SDK's refusals (exit 1) in words that say what to do.
+ */
+function describeFailure(
+  error: unknown,
+  options: ReplayOptions,
+  target: Target | undefined,
+): { readonly message: string; readonly exitStatus: ExitStatus } {
+  if (error instanceof ToolError) return error;
+  const refused = (message: string) => ({ message, exitStatus: EXIT_STATUS.refused });
+  const { name, message } = error as Error;
+  if (/Region is missing/.test(message)) {
+    return refused(
+      'no AWS region: set AWS_REGION (or a profile with a region in AWS_PROFILE) for --stack',
+    );
+  }
+  if (name === 'CredentialsProviderError') {
+    return refused(
+      'no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID (or run without --stack for the local run)',
+    );
+  }
+  if (name === 'ValidationError' && /does not exist/.test(message) && options.stack) {
+    return refused(
+      `unknown stack ${options.stack}: no such stack in this account and region (check --stack and AWS_REGION)`,
+    );
+  }
+  if (name === 'NoSuchBucket') {
+    return refused(
+      `${target?.name ?? 'the target'} has no archive bucket ${target?.bucket ?? ''}: ${
+        target?.name === 'the local run' ? 'start npm start once to create it' : 'check the stack'
+      }`,
+    );
+  }
+  return refused(`replay failed: ${name}: ${message}`);
+}
+
+function parseOptions(args: readonly string[]): ReplayOptions | 'help' {
+  const values = parseToolArgs(args, {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    endpoint: { type: 'string' },
+    stack: { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
+  const from = isoTimeOption('--from', values.from);
+  const to = isoTimeOption('--to', values.to);
+  if (to <= from) throw new UsageError('--to must be after --from');
+  if (values.endpoint !== undefined && !isEndpointName(values.endpoint)) {
+    throw new UsageError(
+      `--endpoint '${values.endpoint}' is not an endpoint name: ${ENDPOINT_NAME_RULE}`,
+    );
+  }
+  if (values.stack !== undefined && values.stack.trim() === '') {
+    throw new UsageError('--stack needs a stack name');
+  }
+  return {
+    window: { from, to },
+    endpoint: values.endpoint,
+    stack: values.stack,
+    dryRun: values['dry-run'],
+  };
+}
+
+if (isEntryPoint(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2), processIo());
+}

@@ -1,0 +1,153 @@
+/**
+ * The archive of `npm start`: an S3-compatible server (`s3rver`) keeping the bucket in the state
+ * folder, and on the same loopback port a stand-in for Firehose's `PutRecord` and
+ * `PutRecordBatch` (its JSON protocol) that writes each record to that bucket through the S3 API.
+ * The receiver runs its production archive code against it (`AWS_ENDPOINT_URL_FIREHOSE`), and the
+ * replay tool reads it as it reads the deployed bucket. Unlike Firehose it writes one object per
+ * record at once, so a delivery is in the archive before its answer is sent.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+import {
+  isLoopbackHostHeader,
+  LOCAL_ARCHIVE,
+  LOOPBACK,
+  localArchiveEndpoint,
+} from '../devkit/local-run.js';
+import { localS3Client } from '../devkit/s3-client.js';
+import { WebhookReceiverError } from '../lambda/core/errors.js';
+import { archiveHourPrefix } from '../lambda/receiver/archive-record.js';
+import { closeServer, listen, refuseConnect } from './net.js';
+
+/** The folder of the state folder that holds the archive. */
+export const ARCHIVE_FOLDER = 'archive';
+
+/** A Firehose call the stand-in cannot take (answered as Firehose's ServiceUnavailableException). */
+class UnknownDeliveryStreamError extends WebhookReceiverError {}
+
+/** Options of {@link startLocalArchive}. */
+export interface LocalArchiveOptions {
+  /** TCP port (0 = any free port). */
+  readonly port: number;
+  /** The state folder; the bucket is kept in its `archive` folder. */
+  readonly stateDir: string;
+  /** Called with each record written and its object (the inspector links deliveries to it). */
+  readonly onArchived?: (record: Buffer, object: ArchivedObject) => void;
+}
+
+/** An object of the local archive: its key, and its URL on the local S3 (path style). */
+export interface ArchivedObject {
+  readonly key: string;
+  readonly url: string;
+}
+
+/** A running local archive. */
+export interface LocalArchive {
+  /** `http://127.0.0.1:<port>`: `AWS_ENDPOINT_URL_FIREHOSE`, and the S3 endpoint of the replay. */
+  readonly endpoint: string;
+  readonly port: number;
+  readonly bucket: string;
+  readonly stream: string;
+  /** Stops listening (the bucket stays on disk). */
+  close(): Promise<void>;
+}
+
+// The Firehose operations the stand-in answers, by their X-Amz-Target.
+const FIREHOSE_TARGET = /^Firehose_20150804\.(PutRecord|PutRecordBatch)$/;
+
+/**
+ * Starts the local archive on loopback: S3 for every request, except those addressed to Firehose
+ * (`X-Amz-Target: Firehose_20150804.*`). Like the queue it answers only tools on this machine:
+ * a request with `Origin`, or for another host, is refused.
+ */
+export async function startLocalArchive(options: LocalArchiveOptions): Promise<LocalArchive> {
+  const s3rver = new S3rver({
+    directory: join(options.stateDir, ARCHIVE_FOLDER),
+    silent: true,
+    configureBuckets: [{ name: LOCAL_ARCHIVE.bucket, configs: [] }],
+  });
+  await s3rver.configureBuckets();
+  const s3 = s3rver.callback();
+  let endpoint = '';
+  let client: S3Client | undefined;
+  const server = createServer((request, response) => {
+    if (request.headers.origin !== undefined || !isLoopbackHostHeader(request.headers.host)) {
+      request.resume();
+      answer(response, 403, { __type: 'AccessDenied', message: 'local tools only' });
+      return;
+    }
+    const target = FIREHOSE_TARGET.exec(String(request.headers['x-amz-target'] ?? ''))?.[1];
+    if (target === undefined) {
+      s3(request, response);
+      return;
+    }
+    client ??= localS3Client(endpoint);
+    putRecords(client, endpoint, target, request, options.onArchived).then(
+      (body) => answer(response, 200, body),
+      (error: unknown) =>
+        answer(response, 400, {
+          __type: 'ServiceUnavailableException',
+          message: error instanceof Error ? error.message : String(error),
+        }),
+    );
+  });
+  refuseConnect(server);
+  const port = await listen(server, options.port, LOOPBACK);
+  endpoint = localArchiveEndpoint(port);
+  return {
+    endpoint,
+    port,
+    ...LOCAL_ARCHIVE,
+    close: async () => {
+      client?.destroy();
+      await closeServer(server);
+    },
+  };
+}
+
+/** Writes the records of one PutRecord or PutRecordBatch, one object each; the answer's body. */
+async function putRecords(
+  client: S3Client,
+  endpoint: string,
+  target: string,
+  request: IncomingMessage,
+  onArchived: LocalArchiveOptions['onArchived'],
+): Promise<object> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+    DeliveryStreamName?: string;
+    Record?: { Data?: string };
+    Records?: { Data?: string }[];
+  };
+  if (input.DeliveryStreamName !== LOCAL_ARCHIVE.stream) {
+    throw new UnknownDeliveryStreamError(`no delivery stream ${input.DeliveryStreamName}`);
+  }
+  const records = target === 'PutRecord' ? [input.Record] : (input.Records ?? []);
+  const ids: string[] = [];
+  for (const record of records) {
+    const data = Buffer.from(record?.Data ?? '', 'base64');
+    const now = new Date();
+    // Firehose's object name: stream, version, time, id; under the hour prefix it would use.
+    const key = `${archiveHourPrefix(now)}${LOCAL_ARCHIVE.stream}-1-${now.toISOString().slice(0, 19).replace(/[T:]/g, '-')}-${randomUUID()}`;
+    await client.send(new PutObjectCommand({ Bucket: LOCAL_ARCHIVE.bucket, Key: key, Body: data }));
+    onArchived?.(data, { key, url: `${endpoint}/${LOCAL_ARCHIVE.bucket}/${key}` });
+    ids.push(randomUUID());
+  }
+  return target === 'PutRecord'
+    ? { RecordId: ids[0], Encrypted: false }
+    : {
+        FailedPutCount: 0,
+        Encrypted: false,
+        RequestResponses: ids.map((RecordId) => ({ RecordId })),
+      };
+}
+
+function answer(response: ServerResponse, status: number, body: object): void {
+  response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+  response.end(JSON.stringify(body));
+}

@@ -1,0 +1,306 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FirehoseClient } from '@aws-sdk/client-firehose';
+import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main as replay } from '../../cli/replay.js';
+import { EXIT_STATUS } from '../../devkit/exit-status.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
+import { loadConsumerConfig } from '../../lambda/consumer/config.js';
+import { createConsumerHandler } from '../../lambda/consumer/handler.js';
+import { loadConfig } from '../../lambda/receiver/config.js';
+import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../lambda/receiver/handler.js';
+import { type LocalArchive, startLocalArchive } from '../../local/local-archive.js';
+import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
+import { runTool } from '../devkit/run-tool.js';
+import { httpApiEvent, lambdaContext } from '../support/api-gateway-events.js';
+import { bookingPayload, signedCall, TEST_KEY } from '../support/booking.js';
+import { captureOutput } from '../support/capture-output.js';
+import { useLocalDynamoDb } from '../support/local-dynamodb.js';
+import { LOCAL_AWS_SETTINGS } from '../support/local-sqs.js';
+import { refusingEndpoint } from '../support/refusing-endpoint.js';
+import { scratchDir } from '../support/scratch-dir.js';
+import { startSilentEndpoint } from '../support/silent-endpoint.js';
+import { sqsRecord } from '../support/sqs-events.js';
+
+const stateDir = scratchDir('archive-replay');
+
+/**
+ * The receiver as `npm start` wires it (embedded queue, local archive through the Firehose
+ * stand-in), the example consumer with idempotency over an embedded DynamoDB, and the replay
+ * tool pointed at both through LOCAL_SQS_PORT and LOCAL_S3_PORT.
+ */
+describe('npm run replay against the local run', () => {
+  const dynamoDb = useLocalDynamoDb();
+  let queues: LocalQueues;
+  let archive: LocalArchive;
+  let receiver: ReturnType<typeof createHandler>;
+  let env: NodeJS.ProcessEnv;
+  const sqs = () => sqsClientFor(queues.queueUrl);
+
+  beforeAll(async () => {
+    queues = await startLocalQueues({ port: 0 });
+    archive = await startLocalArchive({ port: 0, stateDir: stateDir() });
+    receiver = createHandler(
+      loadConfig({
+        WEBHOOK_SECRET: TEST_KEY,
+        QUEUE_URL: queues.queueUrl,
+        ARCHIVE_STREAM: archive.stream,
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      }),
+      {
+        sqsClient: sqs(),
+        firehoseClient: new FirehoseClient({
+          ...LOCAL_AWS_SETTINGS,
+          ...ARCHIVE_CLIENT_SETTINGS,
+          endpoint: archive.endpoint,
+        }),
+      },
+    );
+    env = { LOCAL_SQS_PORT: String(queues.port), LOCAL_S3_PORT: String(archive.port) };
+  });
+  afterAll(async () => {
+    await archive.close();
+    await queues.shutdown();
+  });
+
+  let applied: string[];
+  let consume: (messages: readonly Message[]) => Promise<void>;
+  beforeEach(async () => {
+    const tableName = await dynamoDb().createIdempotencyTable();
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamoDb().endpoint);
+    vi.stubEnv('AWS_REGION', LOCAL_AWS_SETTINGS.region);
+    vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_AWS_SETTINGS.credentials.accessKeyId);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_AWS_SETTINGS.credentials.secretAccessKey);
+    applied = [];
+    const consumer = createConsumerHandler(
+      loadConsumerConfig({ IDEMPOTENCY_TABLE: tableName }),
+      async (booking) => {
+        applied.push(booking.data.id);
+      },
+    );
+    consume = async (messages) => {
+      const output = captureOutput();
+      try {
+        const records = messages.map((message) =>
+          sqsRecord({
+            body: message.Body ?? '',
+            attributes: Object.fromEntries(
+              Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+                name,
+                value.StringValue ?? '',
+              ]),
+            ),
+          }),
+        );
+        const answer = await consumer({ Records: records }, lambdaContext('webhook-consumer'));
+        expect(answer).toEqual({ batchItemFailures: [] });
+      } finally {
+        output.restore();
+      }
+    };
+    return () => vi.unstubAllEnvs();
+  });
+
+  /** Sends one signed booking through the receiver; its body. */
+  async function deliver(id: string): Promise<string> {
+    const body = JSON.stringify(bookingPayload({ data: { ...bookingData(), id } }));
+    const output = captureOutput();
+    try {
+      const response = await receiver(
+        httpApiEvent(signedCall(body, { timestamp: Math.floor(Date.now() / 1000) })),
+        lambdaContext(),
+      );
+      expect(response.statusCode).toBe(200);
+    } finally {
+      output.restore();
+    }
+    // Receipt times a few milliseconds apart, so window edges fall between deliveries.
+    await sleep(5);
+    return body;
+  }
+
+  /** Receives and deletes every message on the queue. */
+  async function drain(): Promise<Message[]> {
+    const client = sqs();
+    const all: Message[] = [];
+    for (;;) {
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queues.queueUrl,
+          MaxNumberOfMessages: 10,
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      if (Messages.length === 0) break;
+      for (const message of Messages) {
+        all.push(message);
+        await client.send(
+          new DeleteMessageCommand({
+            QueueUrl: queues.queueUrl,
+            ReceiptHandle: message.ReceiptHandle,
+          }),
+        );
+      }
+    }
+    client.destroy();
+    return all;
+  }
+
+  it('re-queues exactly the deliveries of the window, oldest first, and the consumer applies none twice', async () => {
+    // Prepare: four deliveries, the middle two inside the window, all applied once.
+    await deliver('9001');
+    const from = new Date();
+    const inside = [await deliver('9002'), await deliver('9003')];
+    const to = new Date();
+    await deliver('9004');
+    const original = await drain();
+    await consume(original);
+    // A standard queue does not keep order: compare as sets.
+    expect(applied.sort()).toEqual(['9001', '9002', '9003', '9004']);
+
+    // Act
+    const run = await runTool(replay, ['--from', from.toISOString(), '--to', to.toISOString()], {
+      env,
+    });
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.out.at(-1)).toBe('replayed 2 of 2 deliveries');
+    const replayed = await drain();
+    expect(replayed.map((message) => message.Body).sort()).toEqual([...inside].sort());
+    const attributes = (body: string) => {
+      const message = [...original, ...replayed].filter((candidate) => candidate.Body === body);
+      return message.map((copy) =>
+        Object.fromEntries(
+          Object.entries(copy.MessageAttributes ?? {}).map(([name, value]) => [
+            name,
+            [value.DataType, value.StringValue],
+          ]),
+        ),
+      );
+    };
+    for (const body of inside) {
+      const [first, again] = attributes(body);
+      expect(first).toHaveProperty('dedup_key');
+      expect(again).toEqual(first);
+    }
+    await consume(replayed);
+    expect(applied.sort()).toEqual(['9001', '9002', '9003', '9004']);
+    expect([...run.out, ...run.err].join('\n')).not.toContain('9002');
+  });
+
+  it('lists what it would send with --dry-run, oldest first, and sends nothing', async () => {
+    // Prepare
+    const from = new Date();
+    await deliver('9101');
+    await deliver('9102');
+    const to = new Date();
+    await drain();
+
+    // Act
+    const run = await runTool(
+      replay,
+      ['--from', from.toISOString(), '--to', to.toISOString(), '--dry-run'],
+      { env },
+    );
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.out).toHaveLength(3);
+    const times = run.out.slice(0, 2).map((line) => {
+      expect(line).toMatch(/^\S+ \| event event_booked \| dedup_key [0-9a-f]{64}$/);
+      return Date.parse(line.split(' ')[0] ?? '');
+    });
+    expect(times[0]).toBeLessThan(times[1] ?? 0);
+    expect(run.out[2]).toMatch(/^replayed 0 of 2 deliveries \(--dry-run/);
+    expect(await drain()).toEqual([]);
+  });
+
+  it.each([
+    [
+      ['--from', '2026-11-27T10:00:00', '--to', '2026-11-27T11:00:00Z'],
+      /--from must be an ISO 8601 time with a zone/,
+    ],
+    [
+      ['--from', '2026-11-27T10:00:00Z', '--to', '2026-11-27T09:00:00Z'],
+      /--to must be after --from/,
+    ],
+    [['--to', '2026-11-27T09:00:00Z'], /--from is required/],
+  ])('refuses %j with exit status 2', async (args, message) => {
+    // Act
+    const run = await runTool(replay, args, { env });
+
+    // Assess
+    expect(run.status).toBe(2);
+    expect(run.err.join('\n')).toMatch(message);
+  });
+
+  it('exits 1 asking for a region when --stack is given without one', async () => {
+    // Prepare
+    vi.stubEnv('AWS_REGION', undefined);
+    vi.stubEnv('AWS_DEFAULT_REGION', undefined);
+    vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/aws-config');
+
+    // Act
+    const run = await runTool(
+      replay,
+      ['--from', '2026-11-27T00:00:00Z', '--to', '2026-11-27T01:00:00Z', '--stack', 'Bookings'],
+      { env },
+    );
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.err).toEqual([
+      'no AWS region: set AWS_REGION (or a profile with a region in AWS_PROFILE) for --stack',
+    ]);
+    expect(run.out).toEqual([]);
+  });
+
+  it('exits 4 (network) naming npm start when no local archive answers', async () => {
+    // Prepare
+    const port = new URL(await refusingEndpoint()).port;
+
+    // Act
+    const run = await runTool(
+      replay,
+      ['--from', '2026-11-27T00:00:00Z', '--to', '2026-11-27T01:00:00Z'],
+      { env: { ...env, LOCAL_S3_PORT: port } },
+    );
+
+    // Assess
+    expect(run.status).toBe(EXIT_STATUS.network);
+    expect(run.err.join('\n')).toMatch(
+      /connection refused \(start the local receiver with npm start/,
+    );
+    expect(run.out).toEqual([]);
+  });
+
+  it('exits 4 (network) within the timeout when the archive accepts and never answers', async () => {
+    // Prepare
+    const silent = await startSilentEndpoint();
+
+    try {
+      // Act
+      const started = Date.now();
+      const run = await runTool(
+        replay,
+        ['--from', '2026-11-27T00:00:00Z', '--to', '2026-11-27T01:00:00Z'],
+        { env: { ...env, LOCAL_S3_PORT: new URL(silent.url).port }, networkTimeoutMs: 300 },
+      );
+
+      // Assess
+      expect(run.status).toBe(EXIT_STATUS.network);
+      expect(run.err).toEqual([
+        `Could not read the archive webhook-archive: no answer within 0.3 s`,
+      ]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+/** The `data` of the test booking, for a copy with another id. */
+function bookingData(): Record<string, unknown> {
+  return (bookingPayload() as { data: Record<string, unknown> }).data;
+}

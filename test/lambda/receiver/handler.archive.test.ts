@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { FirehoseClient } from '@aws-sdk/client-firehose';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readArchiveWindow } from '../../../cli/lib/archive-reader.js';
+import { LOOPBACK } from '../../../devkit/local-run.js';
+import { localS3Client } from '../../../devkit/s3-client.js';
+import { ARCHIVE_LIMITS } from '../../../lambda/receiver/archive-record.js';
+import { loadConfig } from '../../../lambda/receiver/config.js';
+import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../../lambda/receiver/handler.js';
+import { METRIC_NAMES } from '../../../lambda/receiver/metric-names.js';
+import { type LocalArchive, startLocalArchive } from '../../../local/local-archive.js';
+import { closeServer, listen } from '../../../local/net.js';
+import { httpApiEvent, lambdaContext } from '../../support/api-gateway-events.js';
+import { bookingPayload, signedCall, TEST_KEY } from '../../support/booking.js';
+import { type CapturedOutput, captureOutput } from '../../support/capture-output.js';
+import { LOCAL_AWS_SETTINGS, type LocalSqs, startLocalSqs } from '../../support/local-sqs.js';
+import { refusingEndpoint } from '../../support/refusing-endpoint.js';
+import { scratchDir } from '../../support/scratch-dir.js';
+
+const stateDir = scratchDir('archive-handler');
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+describe('Function: handler, with ARCHIVE_STREAM', () => {
+  let sqs: LocalSqs;
+  let archive: LocalArchive;
+  let output: CapturedOutput;
+  let queues = 0;
+
+  beforeAll(async () => {
+    sqs = await startLocalSqs();
+    archive = await startLocalArchive({ port: 0, stateDir: stateDir() });
+  });
+  afterAll(async () => {
+    await archive.close();
+    await sqs.close();
+  });
+  beforeEach(() => {
+    output = captureOutput();
+  });
+  afterEach(() => {
+    output.restore();
+  });
+
+  /** A handler on a fresh queue, archiving through Firehose at `firehoseEndpoint`. */
+  async function receiver(firehoseEndpoint: string, env: Record<string, string> = {}) {
+    queues += 1;
+    const queueUrl = await sqs.createQueue(`archive-${process.pid}-${queues}`);
+    const firehoseClient = new FirehoseClient({
+      ...LOCAL_AWS_SETTINGS,
+      ...ARCHIVE_CLIENT_SETTINGS,
+      endpoint: firehoseEndpoint,
+    });
+    const handler = createHandler(
+      loadConfig({
+        WEBHOOK_SECRET: TEST_KEY,
+        QUEUE_URL: queueUrl,
+        ARCHIVE_STREAM: archive.stream,
+        ...env,
+      }),
+      { sqsClient: sqs.client, firehoseClient },
+    );
+    return {
+      invoke: (call: Parameters<typeof httpApiEvent>[0]) =>
+        handler(httpApiEvent(call), lambdaContext()),
+      messages: () => sqs.receiveAll(queueUrl),
+    };
+  }
+
+  /** The archive's records received since `since`. */
+  async function archived(since: Date) {
+    const s3 = localS3Client(archive.endpoint);
+    try {
+      const window = await readArchiveWindow(s3, archive.bucket, {
+        from: since,
+        to: new Date(Date.now() + 1000),
+      });
+      return window.calls.map(({ record }) => record);
+    } finally {
+      s3.destroy();
+    }
+  }
+
+  it('archives a queued delivery with its exact bytes, headers, verdict and dedup key', async () => {
+    // Prepare
+    const since = new Date();
+    const { invoke, messages } = await receiver(archive.endpoint);
+    const body = `${JSON.stringify(bookingPayload({ note: 'caf\u00e9 \u{1F600}' }), null, 2)}\n`;
+    const call = signedCall(body, {
+      timestamp: Math.floor(Date.now() / 1000),
+      headers: { 'User-Agent': 'booking-service/1.0' },
+    });
+
+    // Act
+    const response = await invoke(call);
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    const [queued] = await messages();
+    const records = await archived(since);
+    expect(records).toHaveLength(1);
+    const [record] = records;
+    expect(sha256(Buffer.from(record?.body_base64 ?? '', 'base64'))).toBe(sha256(body));
+    expect(record).toMatchObject({
+      verdict: 'queued',
+      status: 200,
+      dedup_key: queued?.MessageAttributes?.dedup_key?.StringValue,
+      headers: {
+        'service-signature': call.headers?.['Service-Signature'],
+        'content-type': 'application/json',
+        'user-agent': 'booking-service/1.0',
+      },
+      message: { attributes: { event: 'event_booked' } },
+    });
+    expect(record?.source_ip).toMatch(/\d/);
+    // The front door's request id, as the message carries it: a delivery followed into the archive.
+    const requestId = queued?.MessageAttributes?.request_id?.StringValue;
+    expect(requestId).toMatch(/\S/);
+    expect(record?.api_request_id).toBe(requestId);
+    expect(record?.message?.attributes.request_id).toBe(requestId);
+    expect(output.text()).not.toContain(record?.body_base64);
+  });
+
+  it('archives a verified call it ignores, without a message', async () => {
+    // Prepare
+    const since = new Date();
+    const { invoke } = await receiver(archive.endpoint);
+    const body = JSON.stringify({ event: 'event_cancelled', data: { id: '7' } });
+
+    // Act
+    const response = await invoke(signedCall(body, { timestamp: Math.floor(Date.now() / 1000) }));
+
+    // Assess
+    expect(JSON.parse(response.body)).toEqual({ status: 'ignored' });
+    const [record] = await archived(since);
+    expect(record?.verdict).toBe('ignored');
+    expect(record?.message).toBeUndefined();
+  });
+
+  it(`keeps ${ARCHIVE_LIMITS.rejectedPerMinute} rejected calls a minute, each cut to ${ARCHIVE_LIMITS.rejectedBodyBytes} bytes`, async () => {
+    // Prepare
+    const since = new Date();
+    const { invoke } = await receiver(archive.endpoint);
+    const forged = JSON.stringify(bookingPayload({ pad: 'x'.repeat(10_000) }));
+    const calls = ARCHIVE_LIMITS.rejectedPerMinute + 5;
+
+    // Act
+    for (let index = 0; index < calls; index++) {
+      const response = await invoke(
+        signedCall(forged, { timestamp: Math.floor(Date.now() / 1000), key: 'forged' }),
+      );
+      expect(response.statusCode).toBe(401);
+    }
+
+    // Assess
+    const records = await archived(since);
+    expect(records).toHaveLength(ARCHIVE_LIMITS.rejectedPerMinute);
+    for (const record of records) {
+      expect(record).toMatchObject({
+        verdict: 'rejected',
+        status: 401,
+        reason: 'signature_mismatch',
+        body_bytes: Buffer.byteLength(forged),
+        body_truncated: true,
+      });
+      expect(Buffer.from(record.body_base64, 'base64')).toEqual(
+        Buffer.from(forged).subarray(0, ARCHIVE_LIMITS.rejectedBodyBytes),
+      );
+    }
+  });
+
+  it('answers 200 and keeps the queued message when the archive refuses connections, and counts the failure', async () => {
+    // Prepare
+    const { invoke, messages } = await receiver(await refusingEndpoint());
+    const body = JSON.stringify(bookingPayload());
+
+    // Act
+    const response = await invoke(signedCall(body, { timestamp: Math.floor(Date.now() / 1000) }));
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect((await messages()).map((message) => message.Body)).toEqual([body]);
+    expect(output.metricValues()).toContainEqual(
+      expect.objectContaining({ name: METRIC_NAMES.archiveWriteFailure, value: 1 }),
+    );
+    const failure = output.logs().find((line) => line.level === 'ERROR');
+    expect(failure?.message).toMatch(/Archiving the call failed/);
+    expect(output.text()).not.toContain(body);
+  });
+
+  describe('when the archive hangs', () => {
+    let hung: Server;
+    let endpoint: string;
+    beforeAll(async () => {
+      // Takes the connection and never answers.
+      hung = createServer(() => {});
+      endpoint = `http://${LOOPBACK}:${await listen(hung, 0, LOOPBACK)}`;
+    });
+    afterAll(async () => {
+      await closeServer(hung);
+    });
+
+    it(`answers 200 within the ${ARCHIVE_LIMITS.writeBoundMs} ms write bound`, async () => {
+      // Prepare
+      const { invoke, messages } = await receiver(endpoint);
+      const body = JSON.stringify(bookingPayload());
+
+      // Act
+      const started = performance.now();
+      const response = await invoke(signedCall(body, { timestamp: Math.floor(Date.now() / 1000) }));
+      const elapsed = performance.now() - started;
+
+      // Assess
+      expect(response.statusCode).toBe(200);
+      expect(elapsed).toBeLessThan(ARCHIVE_LIMITS.writeBoundMs + 400);
+      expect((await messages()).map((message) => message.Body)).toEqual([body]);
+      expect(output.metricValues()).toContainEqual(
+        expect.objectContaining({ name: METRIC_NAMES.archiveWriteFailure, value: 1 }),
+      );
+    });
+  });
+});
