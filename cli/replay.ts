@@ -3,7 +3,7 @@
  * of a deployed stack or of the local run of `npm start`.
  * @module
  */
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { isoTimeOption } from '../devkit/cli-options.js';
@@ -24,6 +24,7 @@ import {
 import { withTimeout } from '../devkit/network.js';
 import { localS3Client } from '../devkit/s3-client.js';
 import { sqsClientFor } from '../devkit/sqs-client.js';
+import { readStackOutputs } from '../devkit/stack-outputs.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -201,17 +202,10 @@ async function findTarget(stack: string | undefined, io: ToolIo): Promise<Target
   }
   const cloudFormation = new CloudFormationClient({});
   try {
-    const described = await withTimeout(
+    const { values: outputs } = await withTimeout(
       `Could not describe stack ${stack}`,
       io.networkTimeoutMs,
-      (abortSignal) =>
-        cloudFormation.send(new DescribeStacksCommand({ StackName: stack }), { abortSignal }),
-    );
-    const outputs = new Map(
-      (described.Stacks?.[0]?.Outputs ?? []).map(({ OutputKey, OutputValue }) => [
-        OutputKey,
-        OutputValue,
-      ]),
+      (abortSignal) => readStackOutputs(cloudFormation, stack, abortSignal),
     );
     const queueUrl = outputs.get(STACK_OUTPUTS.queueUrl);
     const bucket = outputs.get(STACK_OUTPUTS.archiveBucketName);

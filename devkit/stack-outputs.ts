@@ -2,7 +2,7 @@
  * The tools' one way to read a deployed stack's outputs (CloudFormation `DescribeStacks`) and to
  * find an endpoint's `WebhookUrl<Name>`/`SecretArn<Name>` among them, or, for a stack with more
  * endpoints than outputs, its URL under `EndpointUrlPrefix` and its secret in the endpoint directory.
- * `rotate-secret`, `smoke` and `redrive` read the stack through it; needs `cloudformation:DescribeStacks` on
+ * `rotate-secret`, `smoke`, `redrive` and `replay` read the stack through it; needs `cloudformation:DescribeStacks` on
  * the stack (and `secretsmanager:GetSecretValue` on the directory when the stack has one).
  * @module
  */
