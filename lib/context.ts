@@ -13,8 +13,8 @@ import {
   type WholeNumberSettingProp,
 } from '../lambda/contract/settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
-import { INGRESS_KINDS, type IngressKind } from './receiver-settings.js';
 import type { ReceiverStackEndpoint, ReceiverStackProps } from './receiver-stack.js';
+import { INGRESS_KINDS, type IngressKind } from './webhook-receiver-props.js';
 
 /** Thrown when a CDK context value (`-c key=value` or `cdk.json`) cannot be used. */
 export class InvalidContextError extends InvalidConfigurationError {}

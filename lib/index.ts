@@ -8,7 +8,6 @@
 export { WebhookReceiverError } from '../lambda/core/errors.js';
 export { InvalidConfigurationError } from './configuration-error.js';
 export type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
-export type { FunctionPropsOverrides } from './lambda-function.js';
 export {
   InvalidReceiverStackPropsError,
   ReceiverStack,
@@ -16,10 +15,13 @@ export {
   type ReceiverStackProps,
 } from './receiver-stack.js';
 export {
-  INGRESS_KINDS,
-  type IngressKind,
   InvalidWebhookReceiverPropsError,
   WebhookReceiver,
   type WebhookReceiverAlarms,
-  type WebhookReceiverProps,
 } from './webhook-receiver.js';
+export {
+  type FunctionPropsOverrides,
+  INGRESS_KINDS,
+  type IngressKind,
+  type WebhookReceiverProps,
+} from './webhook-receiver-props.js';

@@ -10,6 +10,7 @@ import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
 import { createLogGroup } from './log-group.js';
 import { acknowledgeNagFindings } from './nag.js';
 import type { ReceiverSettings } from './receiver-settings.js';
+import type { FunctionPropsOverrides } from './webhook-receiver-props.js';
 
 /** Runtime of both functions; esbuild's target (`node24`) follows from it. */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
@@ -66,26 +67,6 @@ export interface FunctionOptions {
   /** The user's additions ({@link FunctionPropsOverrides}), applied over the construct's choices. */
   readonly overrides?: FunctionPropsOverrides | undefined;
 }
-
-/**
- * What a user may set on a function beyond the construct's props (a VPC, layers, memory, a
- * timeout, ephemeral storage, environment variables of their own...). The code, its runtime and
- * handler, the role and the log group stay the construct's: the grants, the nag acknowledgements
- * and the tests hold only for those. Variables the construct writes win over ones given here.
- */
-export type FunctionPropsOverrides = Omit<
-  nodejs.NodejsFunctionProps,
-  | 'code'
-  | 'entry'
-  | 'handler'
-  | 'runtime'
-  | 'bundling'
-  | 'projectRoot'
-  | 'depsLockFilePath'
-  | 'role'
-  | 'logGroup'
-  | 'logRetention'
->;
 
 /**
  * The function's code. Installed as a package (`dist/`), the construct uses the code `npm run

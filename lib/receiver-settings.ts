@@ -21,9 +21,13 @@ import { DEFAULT_ARCHIVE_DAYS } from './archive.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
-import type { FunctionPropsOverrides } from './lambda-function.js';
 import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
-import type { WebhookReceiverProps } from './webhook-receiver.js';
+import {
+  type FunctionPropsOverrides,
+  INGRESS_KINDS,
+  type IngressKind,
+  type WebhookReceiverProps,
+} from './webhook-receiver-props.js';
 
 /**
  * Default memory of the receiver function, in MB: the smallest multiple of 64 MB with half again
@@ -42,12 +46,6 @@ export const RECEIVER_MEMORY_MB = 192;
  * available as the functions' Duration, Errors and Throttles metrics.
  */
 export const DEFAULT_SYSTEM_LOG_LEVEL = lambda.SystemLogLevel.WARN;
-
-/** The front doors a {@link WebhookReceiverProps.ingress} can name. */
-export const INGRESS_KINDS = ['http-api', 'rest-api', 'function-url'] as const;
-
-/** How calls reach the receiver function. */
-export type IngressKind = (typeof INGRESS_KINDS)[number];
 
 /**
  * The front doors that enforce `allowedSourceIps` themselves, with a resource policy: API Gateway

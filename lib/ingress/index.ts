@@ -1,4 +1,4 @@
-import type { IngressKind } from '../receiver-settings.js';
+import type { IngressKind } from '../webhook-receiver-props.js';
 import { createFunctionUrl } from './function-url.js';
 import { createHttpApi } from './http-api.js';
 import type { IngressFactory } from './ingress.js';

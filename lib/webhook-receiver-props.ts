@@ -1,0 +1,408 @@
+/**
+ * The props of {@link WebhookReceiver} and the types they name, in a file of their own: the parts
+ * the construct is built from read them without importing the construct, so `lib/` has no import
+ * cycle.
+ * @module
+ */
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { WebhookEndpoint } from './endpoints.js';
+
+/** The front doors a {@link WebhookReceiverProps.ingress} can name. */
+export const INGRESS_KINDS = ['http-api', 'rest-api', 'function-url'] as const;
+
+/** How calls reach the receiver function. */
+export type IngressKind = (typeof INGRESS_KINDS)[number];
+
+/**
+ * What a user may set on a function beyond the construct's props (a VPC, layers, memory, a
+ * timeout, ephemeral storage, environment variables of their own...). The code, its runtime and
+ * handler, the role and the log group stay the construct's: the grants, the nag acknowledgements
+ * and the tests hold only for those. Variables the construct writes win over ones given here.
+ */
+export type FunctionPropsOverrides = Omit<
+  nodejs.NodejsFunctionProps,
+  | 'code'
+  | 'entry'
+  | 'handler'
+  | 'runtime'
+  | 'bundling'
+  | 'projectRoot'
+  | 'depsLockFilePath'
+  | 'role'
+  | 'logGroup'
+  | 'logRetention'
+>;
+
+/** Properties of {@link WebhookReceiver}. */
+export interface WebhookReceiverProps {
+  /**
+   * The front door senders POST to: `http-api` (API Gateway HTTP API, payload format 2.0),
+   * `rest-api` (API Gateway REST API, the only one that takes a WAF web ACL) or `function-url`
+   * (a Lambda function URL, the cheapest, throttled by `reservedConcurrency`).
+   * @default 'http-api'
+   */
+  readonly ingress?: IngressKind;
+
+  /**
+   * ARN of a regional WAFv2 web ACL to associate with the REST API stage. Only with
+   * `ingress: 'rest-api'`.
+   * @default - no web ACL
+   */
+  readonly webAclArn?: string;
+
+  /**
+   * Your own domain for the webhook URL, e.g. `hooks.example.com`: a regional API Gateway custom
+   * domain (TLS 1.2 at least, IPv4 and IPv6) mapped to the stage, so {@link WebhookReceiver.url}
+   * is `https://<domainName>/webhook` and stays the same across stacks, regions and front-door
+   * changes. Needs `certificate`. With `http-api` or `rest-api` only: a function URL has no
+   * custom domain. Without `hostedZoneId`, point a CNAME for the name at the domain's
+   * `regionalDomainName` yourself.
+   * @default - the generated URL
+   */
+  readonly domainName?: string;
+
+  /**
+   * The ACM certificate of `domainName`, in the stack's region (a regional custom domain). Only
+   * with `domainName`.
+   * @default - none
+   */
+  readonly certificate?: acm.ICertificate;
+
+  /**
+   * Route 53 hosted zone holding `domainName`: the construct creates the alias records (A and
+   * AAAA) to the custom domain there. With `hostedZoneName`.
+   * @default - no records: point the name at the custom domain yourself
+   */
+  readonly hostedZoneId?: string;
+
+  /**
+   * The name of the zone of `hostedZoneId`, e.g. `example.com`; `domainName` must be in it.
+   * @default - no records
+   */
+  readonly hostedZoneName?: string;
+
+  /**
+   * Turn off the API's generated `execute-api` endpoint, so calls reach the receiver through the
+   * custom domain only (else the generated URL is a way around the domain's TLS policy and
+   * mapping). Only with `domainName`.
+   * @default - true with `domainName`
+   */
+  readonly disableDefaultEndpoint?: boolean;
+
+  /**
+   * The only source addresses let in: IPv4 and IPv6 ranges in CIDR notation (a bare address is a
+   * range of one), e.g. the ranges the sender publishes. With `rest-api`, a resource policy
+   * denies every other source, so API Gateway refuses them without invoking the receiver; with
+   * `http-api` and `function-url` the receiver refuses them (`ALLOWED_SOURCE_IPS`) with 403
+   * `source_not_allowed` before it reads the body or loads a key. Only as good as the sender's
+   * published list.
+   * @default - every source
+   */
+  readonly allowedSourceIps?: readonly string[];
+
+  /**
+   * Reserved concurrency of the receiver function: the throttle of `function-url`, which has no
+   * API stage (Lambda then also caps the function at 10 requests a second per unit). None by
+   * default because Lambda refuses a reservation that leaves the account fewer than 100
+   * unreserved, and a new account's concurrency quota starts below that: a default would fail
+   * the deploy there. Unreserved, the receiver shares the account's concurrency (1,000 by
+   * default), which turns away no catch-up the capacity model runs, but then only the account
+   * bounds a flood of forged calls to a function URL (docs/capacity.md gives the figures and the
+   * smallest value that still takes the catch-up).
+   * @default - none reserved
+   */
+  readonly reservedConcurrency?: number;
+
+  /**
+   * Secret whose `SecretString` is the signing key issued by the booking service.
+   * Import one with `Secret.fromSecretCompleteArn` (the console ARN, ending in `-` and six
+   * characters), so the receiver's role can be scoped to that exact ARN. A secret encrypted with a
+   * customer managed KMS key must be imported with
+   * `fromSecretAttributes({ secretCompleteArn, encryptionKey })`: the receiver's role then gets
+   * `kms:Decrypt` on that key through Secrets Manager in the stack's region (`kms:ViaService`).
+   * Not with `endpoints`, where each endpoint has its own.
+   * @default - a new secret holding a random 64-character placeholder, which matches no sender
+   *   until the real key is put into it
+   */
+  readonly secret?: secretsmanager.ISecret;
+
+  /**
+   * When the secret's `SecretString` is a JSON object with several fields, the field holding the
+   * key (the receiver's `SECRET_JSON_FIELD`). With `endpoints`, the field of every endpoint that
+   * names none of its own.
+   * @default - none: a JSON object's only string field is the key
+   */
+  readonly secretJsonField?: string;
+
+  /**
+   * Several endpoints, one key each: endpoint `<name>` is served at `POST /webhook/<name>` on the
+   * same front door and function, verified only with its own key (an endpoint without `secret`
+   * gets a placeholder secret of its own), and the receiver's role may read exactly these
+   * secrets. The receiver finds them in {@link WebhookReceiver.endpointDirectory}. Not with `secret`.
+   * @default - one endpoint, `POST /webhook`, with the key of `secret`
+   */
+  readonly endpoints?: readonly WebhookEndpoint[];
+
+  /**
+   * A queue of yours to forward verified events to. Then no queue or dead-letter queue is
+   * created, and the receiver may only `sqs:SendMessage` to it (plus use its KMS key, if any).
+   * Import a queue encrypted with a customer managed KMS key with its key,
+   * `Queue.fromQueueAttributes({ queueArn, keyArn })`: without it the receiver and the consumer
+   * get no use of the key (a synth warning says so).
+   * @default - a new queue with a dead-letter queue
+   */
+  readonly existingQueue?: sqs.IQueue;
+
+  /**
+   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 10 days'
+   * retention, 1 MiB messages, dead-letter queue after 5 receives). Not with `existingQueue`.
+   * @default - the construct's
+   */
+  readonly queueProps?: sqs.QueueProps;
+
+  /**
+   * Dead-letter queue properties merged over the construct's (those of the queue, with 14 days'
+   * retention: a moved message keeps its first enqueue time, so the dead-letter queue must keep it
+   * longer than the queue did). Not with `existingQueue`.
+   * @default - the construct's
+   */
+  readonly deadLetterQueueProps?: sqs.QueueProps;
+
+  /**
+   * Use FIFO queues: messages of one booking (`data.id`) stay in order and a sender's retry within
+   * SQS's 5-minute deduplication window is stored once. With `existingQueue`, the queue decides.
+   * @default false
+   */
+  readonly fifo?: boolean;
+
+  /**
+   * How far the signature timestamp may be from the receiver's clock, in seconds, either way.
+   * 1 to 3600: a wider window widens the replay window (`RECEIVER_SETTINGS` holds the range).
+   * @default 300
+   */
+  readonly signatureToleranceSeconds?: number;
+
+  /**
+   * How long after a rotation the `AWSPREVIOUS` key is still accepted, in seconds; 0 turns it off.
+   * @default 86400
+   */
+  readonly previousKeyGraceSeconds?: number;
+
+  /**
+   * How long a warm receiver keeps the keys it loaded before asking Secrets Manager again, in
+   * seconds (`SECRET_CACHE_SECONDS`). A rotation does not wait for it: a call that no cached key
+   * verifies reloads the keys (at most every 30 s), and `AWSPREVIOUS` stays accepted for
+   * `previousKeyGraceSeconds`. An hour keeps Secrets Manager at about $0.01 a month for two warm
+   * environments (2 calls per load), against $0.17 with 5 minutes (`npm run bench -- cost`); it
+   * is also how long a key whose `AWSPREVIOUS` label was removed may still be accepted.
+   * @default 3600
+   */
+  readonly secretCacheSeconds?: number;
+
+  /**
+   * The largest body accepted, in bytes, 1 to 512000 (what always fits one SQS message with its
+   * attributes); a larger one is answered 413 before its signature is checked (`MAX_BODY_BYTES`).
+   * @default 262144
+   */
+  readonly maxBodyBytes?: number;
+
+  /**
+   * Event types forwarded to the queue; other verified events are acknowledged and dropped.
+   * `['*']` forwards every verified event.
+   * @default ['event_booked']
+   */
+  readonly forwardEvents?: readonly string[];
+
+  /**
+   * Steady-state request rate the API stage accepts, in requests per second; calls above it are
+   * answered 429 by API Gateway (the `apiThrottles` alarm). Not with `function-url`. The default
+   * takes the booking service catching up after an hour's outage at 200 calls a second while new
+   * bookings keep coming (210 a second) with room to spare, and bounds what a flood of forged
+   * calls costs per hour (README, docs/capacity.md).
+   * @default 300
+   */
+  readonly throttleRateLimit?: number;
+
+  /**
+   * Burst of requests the API stage accepts above the steady rate. Not with `function-url`. The
+   * default is two seconds of the default rate, so a sender resuming with a clump of retries is
+   * not answered 429 while its average stays under the rate.
+   * @default 600
+   */
+  readonly throttleBurstLimit?: number;
+
+  /**
+   * E-mail address subscribed to an SNS topic that every alarm notifies (the address must confirm
+   * the subscription from the e-mail AWS sends).
+   * @default - no topic
+   */
+  readonly alarmEmail?: string;
+
+  /**
+   * Actions every alarm takes, beside the e-mail topic of `alarmEmail`.
+   * @default - none; the alarms are still created and visible in CloudWatch
+   */
+  readonly alarmActions?: readonly cloudwatch.IAlarmAction[];
+
+  /**
+   * Deploy the example consumer (`lambda/consumer/index.ts`) on the queue. Leave it off when your
+   * own consumer reads {@link WebhookReceiver.queue}.
+   * @default false
+   */
+  readonly consumer?: boolean;
+
+  /**
+   * Messages the example consumer takes per invocation (at most 10 on a FIFO queue).
+   * @default 10
+   */
+  readonly consumerBatchSize?: number;
+
+  /**
+   * How long Lambda gathers messages before invoking the example consumer (standard queues only);
+   * the queue's visibility timeout follows it.
+   * @default Duration.seconds(1)
+   */
+  readonly consumerMaxBatchingWindow?: Duration;
+
+  /**
+   * Have the example consumer process each booking once (Powertools Idempotency on a DynamoDB
+   * table keyed on the message's `dedup_key` and `endpoint`): copies of a processed booking are
+   * acknowledged without calling `processBooking`. Creates the table
+   * {@link WebhookReceiver.idempotencyTable}. Needs `consumer: true`.
+   * @default false
+   */
+  readonly idempotency?: boolean;
+
+  /**
+   * How long a processed booking's record suppresses its copies. It must outlast the time within
+   * which a copy can still arrive: the sender's retries (the spec sets no limit; a week is longer
+   * than any retry schedule we expect) and the queue's redeliveries. A record costs only its
+   * storage until DynamoDB's TTL removes it, so a long window is cheap; a copy arriving later is
+   * processed again. Only with `idempotency: true`.
+   * @default Duration.days(7)
+   */
+  readonly idempotencyTtl?: Duration;
+
+  /**
+   * What `cdk destroy` does with the idempotency table. Only with `idempotency: true`. The
+   * queues' own policies are `queueProps.removalPolicy` and `deadLetterQueueProps.removalPolicy`.
+   * @default RemovalPolicy.DESTROY: the records live as long as the messages they describe
+   */
+  readonly idempotencyTableRemovalPolicy?: RemovalPolicy;
+
+  /**
+   * Function props applied over the receiver function's (a VPC, layers, timeout, extra
+   * environment variables...): the escape hatch for what the props above do not cover. The code,
+   * runtime, handler, role and log group stay the construct's, and the variables the construct
+   * writes win over ones given here. Its memory and system log level are refused next to
+   * `receiverMemorySize` and `systemLogLevel`.
+   * @default - none
+   */
+  readonly receiverFunctionProps?: FunctionPropsOverrides;
+
+  /**
+   * X-Ray active tracing of the functions and the REST API stage (HTTP APIs and function URLs
+   * have no tracing of their own). Off by default: X-Ray costs more per call than the rest of
+   * the stack.
+   * @default false
+   */
+  readonly tracing?: boolean;
+
+  /**
+   * Memory of the receiver function, in MB (128 to 10,240). The default is the smallest multiple
+   * of 64 MB with half again the peak memory `npm run bench -- footprint` measured (113 MB), and
+   * the cheapest such size: a warm call mostly waits for SendMessage, which more memory does not
+   * shorten ($0.14 per million calls of duration at 192 MB, $0.22 at 512 MB). More memory shortens
+   * the cold start (about 1 s of CPU at 192 MB, 0.4 s at 512 MB).
+   * @default 192
+   */
+  readonly receiverMemorySize?: number;
+
+  /**
+   * Which of Lambda's own log lines both functions keep (their logs are then in Lambda's JSON
+   * format; the functions' own lines are JSON already and stay as written). WARN drops START, END
+   * and REPORT: 339 bytes per invocation, $0.17 per million calls of CloudWatch Logs
+   * (`npm run bench -- cost`); durations, errors and throttles stay available as metrics. With
+   * the JSON format, Lambda's application log level (INFO unless set on the function) takes
+   * precedence over `POWERTOOLS_LOG_LEVEL` in Powertools Logger.
+   * @default lambda.SystemLogLevel.WARN
+   */
+  readonly systemLogLevel?: lambda.SystemLogLevel;
+
+  /**
+   * Powertools service name of the receiver: the `service` dimension of its metrics, which the
+   * signature-rejection and key-load alarms watch.
+   * @default - 'webhook-receiver-' and a hash of the construct's path, unique per instance
+   */
+  readonly serviceName?: string;
+
+  /**
+   * Retention of the Lambda and API access log groups.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * Signature rejections (HTTP 401) within 5 minutes that raise the alarm: a few are noise from
+   * scanners, a spike means a forged flood or a key the sender no longer uses.
+   * @default 10
+   */
+  readonly signatureRejectionAlarmThreshold?: number;
+
+  /**
+   * Age of the oldest queued message that raises the alarm: the consumer is down or too slow.
+   * At least one minute.
+   * @default Duration.minutes(15)
+   */
+  readonly messageAgeAlarmThreshold?: Duration;
+
+  /**
+   * Minutes without a verified delivery (queued or ignored) after which an alarm fires: the sender
+   * stopped, or something between it and the receiver did, which otherwise looks like a quiet
+   * day. One alarm per endpoint with `endpoints` (each about $0.10 a month). Missing data counts as
+   * breaching, so the alarm also fires before the first delivery. 0 turns it off; at most 1440.
+   * @default 60
+   */
+  readonly silenceAlarmMinutes?: number;
+
+  /**
+   * Create a CloudWatch dashboard of the receiver: deliveries by outcome, reason and endpoint,
+   * latency, queue and dead-letter depth, consumer errors and duplicates, key loads and API
+   * throttling ({@link WebhookReceiver.dashboard}; $3 a month beyond the free three).
+   * @default true
+   */
+  readonly dashboard?: boolean;
+
+  /**
+   * With `rest-api`: set the account-wide role API Gateway needs to write execution logs (once per
+   * stack, whatever the number of receivers). Turn it off when the account and region already
+   * have one, to keep a single owner.
+   * @default true
+   */
+  readonly apiGatewayCloudWatchRole?: boolean;
+
+  /**
+   * Archive every call the receiver answers (ReceiverStack turns it on): verified deliveries with
+   * their exact body, the headers that matter, endpoint, verdict, receipt time and dedup key;
+   * rejected calls with at most the first 4 KiB of their body, at most 10 a minute per warm
+   * execution environment. Records go through a Firehose delivery stream into an encrypted,
+   * SSL-only, private bucket ({@link WebhookReceiver.archiveBucket}); `npm run replay` re-queues
+   * a time window of them. Holds personal data. The write waits at most 500 ms and never changes
+   * the answer; a failed one is counted (`ArchiveWriteFailure`) and raises an alarm.
+   * @default false
+   */
+  readonly archive?: boolean;
+
+  /**
+   * Days an archived call is kept before S3 deletes it. Only with `archive: true`.
+   * @default 30
+   */
+  readonly archiveDays?: number;
+}
