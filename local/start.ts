@@ -94,11 +94,10 @@ function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: strin
   const lines: string[] = [];
   const generated = endpoints.filter(({ key }) => key.source === 'generated');
   if (generated.length > 0) {
+    // The key itself stays in the file: a terminal is scrolled back, shared and recorded.
+    const variables = generated.map(({ key }) => key.variable).join(', ');
     lines.push(
-      generated.length === 1
-        ? `Generated a signing key and saved it to ${dotEnvPath} (keep it private):`
-        : `Generated signing keys and saved them to ${dotEnvPath} (keep them private):`,
-      ...generated.map(({ key }) => `  ${key.variable}=${key.secret}`),
+      `Generated ${generated.length === 1 ? 'a signing key' : 'signing keys'} (${variables}) and saved ${generated.length === 1 ? 'it' : 'them'} to ${dotEnvPath}, readable by you only; the tools read ${generated.length === 1 ? 'it' : 'them'} there.`,
       '',
     );
   }

@@ -37,7 +37,9 @@ describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
     const euUrl = bannerValue(banner, 'Endpoint eu');
     const usUrl = bannerValue(banner, 'Endpoint us');
     const queueUrl = bannerValue(banner, 'Queue URL');
-    const euKey = /^ {2}WEBHOOK_SECRET_EU=([0-9a-f]{64})$/m.exec(banner)?.[1] ?? '';
+    const euKey =
+      /^WEBHOOK_SECRET_EU=([0-9a-f]{64})$/m.exec(await readFile(join(cwd, '.env'), 'utf8'))?.[1] ??
+      '';
     const tool = { cwd, env: {} };
     const stolen = buildBookingPayload();
     const now = Math.floor(Date.now() / 1000);

@@ -35,7 +35,8 @@ describe('npm start (end to end)', () => {
     const banner = await ready(started);
     const webhookUrl = bannerValue(banner, 'Webhook URL');
     const queueUrl = bannerValue(banner, 'Queue URL');
-    const key = /^ {2}WEBHOOK_SECRET=(\S+)$/m.exec(banner)?.[1] ?? '';
+    const key =
+      /^WEBHOOK_SECRET=([0-9a-f]{64})$/m.exec(await readFile(join(cwd, '.env'), 'utf8'))?.[1] ?? '';
     const now = (): number => Math.floor(Date.now() / 1000);
     const compact = buildBookingPayload();
     const pretty = `${JSON.stringify(JSON.parse(buildBookingPayload()), null, 4).replaceAll('\n', '\r\n')}\r\n`;
@@ -108,6 +109,11 @@ describe('npm start (end to end)', () => {
       'event_booked',
     ]);
     expect(exitCode).toBe(0);
+    expect(banner).toContain(
+      `Generated a signing key (WEBHOOK_SECRET) and saved it to ${join(cwd, '.env')}`,
+    );
+    expect(key).toHaveLength(64);
+    expect(started.stdout() + started.stderr()).not.toContain(key);
     expect(started.stdout()).toContain(
       'SIGINT: stopping the local receiver (queued messages stay in',
     );
