@@ -22,9 +22,9 @@ import {
 import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
 import { type DrainedQueue, drainQueue } from './drain-queue.js';
 import { isRunBody, requestMix } from './request-mix.js';
-import { runLoad } from './run-load.js';
+import { type LoadRun, runLoad } from './run-load.js';
 import { formatSummary } from './summary.js';
-import { CONTRACT, judgeRun } from './verdict.js';
+import { CONTRACT, judgeRun, type Verdict } from './verdict.js';
 
 const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL] [--queue-url URL]
                             [--seed N] [--time-limit SECONDS]
@@ -59,7 +59,7 @@ Exit status: 0 every check passed, 1 a check failed or the receiver did not star
 /** Bounds that keep a mistyped number from turning into an hour-long run. */
 const LIMITS = { requests: 100_000, concurrency: 256, timeLimitSeconds: 3600 } as const;
 
-interface LoadtestOptions {
+export interface LoadtestOptions {
   readonly requests: number;
   readonly concurrency: number;
   readonly url: string | undefined;
@@ -71,7 +71,7 @@ interface LoadtestOptions {
 }
 
 /** Where the calls go and what they are signed with. */
-interface Target {
+export interface Target {
   readonly webhookUrl: string;
   readonly queueUrl: string;
   readonly key: string;
@@ -125,7 +125,33 @@ async function loadtest(options: LoadtestOptions, io: ToolIo): Promise<number> {
   return status;
 }
 
-async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo): Promise<number> {
+/** The mix's shape: how many calls, how many at once, its seed, its time limit and the limits it straddles. */
+export type HostileMixOptions = Pick<
+  LoadtestOptions,
+  'requests' | 'concurrency' | 'seed' | 'timeLimitSeconds' | 'config'
+>;
+
+/** One hostile-mix run: its answers, what its queue held afterwards, and the verdict on both. */
+export interface HostileMixRun {
+  readonly run: LoadRun;
+  readonly queue: DrainedQueue;
+  readonly verdict: Verdict;
+}
+
+/**
+ * Sends the hostile mix to `target`, drains this run's messages from its queue and judges both
+ * against the contract. Used by `npm run loadtest` and the bench's throughput section.
+ *
+ * @param options - the mix
+ * @param target - where the calls go, its queue and the key to sign with
+ * @param env - the SQS client's environment (endpoint, credentials)
+ * @throws the SDK's error when the queue cannot be drained
+ */
+export async function runHostileMix(
+  options: HostileMixOptions,
+  target: Target,
+  env: NodeJS.ProcessEnv,
+): Promise<HostileMixRun> {
   const { config } = options;
   const runId = randomBytes(4).toString('hex');
   const requests = requestMix({
@@ -137,16 +163,13 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
     maxBodyBytes: config.maxBodyBytes,
     now: () => Math.floor(Date.now() / 1000),
   });
-  io.out(
-    `Sending ${options.requests} calls to ${target.webhookUrl} with ${options.concurrency} connections...`,
-  );
   const run = await runLoad({
     url: target.webhookUrl,
     requests,
     concurrency: options.concurrency,
     timeLimitMs: options.timeLimitSeconds * 1000,
   });
-  const client = sqsClientFor(target.queueUrl, io.env);
+  const client = sqsClientFor(target.queueUrl, env);
   let queue: DrainedQueue;
   try {
     queue = await drainQueue({
@@ -154,9 +177,6 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
       queueUrl: target.queueUrl,
       isOurs: (body) => isRunBody(body, runId),
     });
-  } catch (error) {
-    io.err(`Could not drain ${target.queueUrl}: ${(error as Error).message}`);
-    return 1;
   } finally {
     client.destroy();
   }
@@ -167,6 +187,21 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
     expectations: CONTRACT,
     standardQueue: !target.queueUrl.endsWith('.fifo'),
   });
+  return { run, queue, verdict };
+}
+
+async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo): Promise<number> {
+  io.out(
+    `Sending ${options.requests} calls to ${target.webhookUrl} with ${options.concurrency} connections...`,
+  );
+  let mix: HostileMixRun;
+  try {
+    mix = await runHostileMix(options, target, io.env);
+  } catch (error) {
+    io.err(`Could not drain ${target.queueUrl}: ${(error as Error).message}`);
+    return 1;
+  }
+  const { run, queue, verdict } = mix;
   io.out(
     formatSummary({
       url: target.webhookUrl,
@@ -187,7 +222,7 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
  * stale and oversized calls straddle the limits it really applies. Key and queue do not matter
  * here: placeholders stand in for them.
  */
-function receiverSettings(env: NodeJS.ProcessEnv): ReceiverConfig {
+export function receiverSettings(env: NodeJS.ProcessEnv): ReceiverConfig {
   let config: ReceiverConfig;
   try {
     config = loadConfig({
