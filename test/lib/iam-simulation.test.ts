@@ -8,8 +8,8 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ReceiverStack } from '../../lib/receiver-stack.js';
 import { WebhookReceiver } from '../../lib/webhook-receiver.js';
+import { deployedValue } from '../support/deployed-value.js';
 import { appProps, SKIP_BUNDLING } from './cdk-app.js';
-import { deployedValue } from './deployed-value.js';
 
 // The IAM policy simulator (@cloud-copilot/iam-simulate, AGPL-3.0, a test-only devDependency)
 // evaluates the template's policies as deployed, for the calls that customer managed keys need.
