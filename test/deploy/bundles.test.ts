@@ -1,0 +1,423 @@
+import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { Message } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
+import {
+  functionUrlEvent,
+  type HttpCall,
+  httpApiEvent,
+  restApiEvent,
+} from '../support/api-gateway-events.js';
+import { bookingPayload, signedCall, TEST_KEY } from '../support/booking.js';
+import {
+  type CfnTemplate,
+  deployedAttribute,
+  type PhysicalOverride,
+  referencedId,
+  resolveValue,
+  resourcesOfType,
+} from '../support/deployed-template.js';
+import { useLocalDynamoDb } from '../support/local-dynamodb.js';
+import { useLocalSqs } from '../support/local-sqs.js';
+import { refusingEndpoint } from '../support/refusing-endpoint.js';
+import { FakeSecretStore } from '../support/secret-store.js';
+import { useSecretsManagerServer } from '../support/secrets-manager-server.js';
+import { sqsRecord } from '../support/sqs-events.js';
+import {
+  type BundledFunction,
+  type LocalEndpoints,
+  lambdaEnvironment,
+  startBundledFunction,
+} from './support/bundled-function.js';
+import {
+  type MetricIdentity,
+  metricFilterMetrics,
+  metricKey,
+  printedMetrics,
+  watchedMetrics,
+} from './support/metrics.js';
+import {
+  endpointSecretArn,
+  HUNDRED_ENDPOINTS,
+  type SynthesizedVariant,
+  synthesizeVariant,
+  type Variant,
+} from './support/variants.js';
+
+// The bundled functions from cdk.out, run on this Node.js with exactly the environment their
+// template gives them (references resolved to the local SQS, Secrets Manager and DynamoDB, plus
+// AWS_ENDPOINT_URL_* and the variables Lambda's runtime sets), invoked with their front door's
+// event; and every metric an alarm or dashboard names, printed by the running function.
+
+/** The variants whose bundles run: each front door, endpoints, FIFO, consumer with and without idempotency, none. */
+const BUNDLED_VARIANTS: readonly Variant[] = [
+  { name: 'http-api, single endpoint, consumer with idempotency', context: {} },
+  {
+    name: 'rest-api, three endpoints (one an existing secret), FIFO, consumer without idempotency',
+    context: {
+      ingress: 'rest-api',
+      endpoints: 'eu,us,apac',
+      'secretArn.eu': endpointSecretArn('eu'),
+      fifo: 'true',
+      idempotency: 'false',
+    },
+  },
+  {
+    name: 'function-url, 100 endpoints of 32 characters, no consumer',
+    context: {
+      ingress: 'function-url',
+      endpoints: HUNDRED_ENDPOINTS.join(','),
+      consumer: 'false',
+    },
+  },
+];
+
+/**
+ * Which metrics each event is documented to make the receiver print. A metric an alarm or a
+ * dashboard watches must be printed for one of them; outages are injected as outages (the
+ * dependency's endpoint refuses connections), not simulated in the code.
+ */
+const RECEIVER_EVENTS = {
+  'a forged call': [METRIC_NAMES.rejected, METRIC_NAMES.signatureRejected, METRIC_NAMES.received],
+  'Secrets Manager down': [METRIC_NAMES.keyLoadFailure, METRIC_NAMES.received],
+  'the queue down': [METRIC_NAMES.queueSendFailure, METRIC_NAMES.received],
+} as const;
+
+type ReceiverEvent = keyof typeof RECEIVER_EVENTS;
+
+const BOOKING_DATA = bookingPayload().data as Record<string, unknown>;
+
+/** The front door's event for a call, chosen by what the template deploys. */
+function frontDoorEvent(template: CfnTemplate): (call: HttpCall) => unknown {
+  if (resourcesOfType(template, 'AWS::Lambda::Url').length > 0) return functionUrlEvent;
+  if (resourcesOfType(template, 'AWS::ApiGateway::RestApi').length > 0) return restApiEvent;
+  if (resourcesOfType(template, 'AWS::ApiGatewayV2::Api').length > 0) return httpApiEvent;
+  throw new Error('the template has no front door');
+}
+
+/** An endpoint the receiver serves: its path and the secret its key is read from. */
+interface ServedEndpoint {
+  readonly name?: string;
+  readonly path: string;
+  readonly secretArn: string;
+  readonly key: string;
+}
+
+/** The function whose environment has `variable`, or the one an event source mapping feeds. */
+function functionIds(template: CfnTemplate) {
+  const receiver = resourcesOfType(template, 'AWS::Lambda::Function').find(
+    ([, fn]) => fn.Properties?.Environment?.Variables?.QUEUE_URL !== undefined,
+  )?.[0];
+  const mapping = resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')[0]?.[1];
+  return {
+    receiver: String(receiver),
+    consumer: referencedId(mapping?.Properties?.FunctionName),
+    consumerQueueArn:
+      mapping === undefined
+        ? undefined
+        : String(resolveValue(template, mapping.Properties?.EventSourceArn)),
+  };
+}
+
+describe('Bundled functions as deployed', () => {
+  const sqs = useLocalSqs();
+  const dynamodb = useLocalDynamoDb();
+  // Any secret the deployment does not name is served empty: reading it fails the call.
+  const secrets = useSecretsManagerServer(new FakeSecretStore(() => new Date()));
+
+  describe.each(BUNDLED_VARIANTS)('$name', (variant) => {
+    let synthesized: SynthesizedVariant;
+    let template: CfnTemplate;
+    let override: PhysicalOverride;
+    let endpoints: LocalEndpoints;
+    let served: ServedEndpoint[];
+    let queueUrl: string;
+    let receiver: BundledFunction;
+    const started: BundledFunction[] = [];
+    const printedBy = new Map<ReceiverEvent, string>();
+
+    /** Starts a bundled function with the template's environment, resolved by `local`. */
+    const start = (
+      functionId: string,
+      local: PhysicalOverride = override,
+      where: LocalEndpoints = endpoints,
+    ) => {
+      const fn = startBundledFunction(
+        template,
+        functionId,
+        synthesized.directory,
+        lambdaEnvironment(template, functionId, synthesized.directory, local, where),
+      );
+      started.push(fn);
+      return fn;
+    };
+
+    const now = () => Math.floor(Date.now() / 1000);
+    const call = (endpoint: ServedEndpoint, body: string, key = endpoint.key): unknown =>
+      frontDoorEvent(template)({
+        ...signedCall(body, { key, timestamp: now() }),
+        path: endpoint.path,
+      });
+
+    beforeAll(async () => {
+      synthesized = synthesizeVariant(variant, { bundle: true });
+      template = synthesized.template;
+      // Local stand-ins for the stack's queues and tables, under their deployed names.
+      const localValues = new Map<string, string>();
+      for (const [id] of resourcesOfType(template, 'AWS::SQS::Queue')) {
+        localValues.set(id, await sqs().createQueue(deployedAttribute(template, id, 'QueueName')));
+      }
+      for (const [id, table] of resourcesOfType(template, 'AWS::DynamoDB::Table')) {
+        await dynamodb().client.send(
+          new CreateTableCommand({
+            TableName: deployedAttribute(template, id),
+            KeySchema: table.Properties?.KeySchema,
+            AttributeDefinitions: table.Properties?.AttributeDefinitions,
+            BillingMode: 'PAY_PER_REQUEST',
+          }),
+        );
+      }
+      override = (id, attribute) => (attribute === undefined ? localValues.get(id) : undefined);
+      endpoints = {
+        SQS: sqs().endpoint,
+        SECRETS_MANAGER: secrets().endpoint,
+        DYNAMODB: dynamodb().endpoint,
+      };
+      const ids = functionIds(template);
+      receiver = start(ids.receiver);
+      queueUrl = receiver.environment.QUEUE_URL as string;
+      // The secrets the receiver is configured with: SECRET_ID, or the endpoint directory (served
+      // as the template writes it) and each endpoint secret it lists.
+      const serve = (secretArn: string, value: string) => {
+        const store = new FakeSecretStore(() => new Date());
+        store.put(value);
+        secrets().stores.set(secretArn, store);
+      };
+      const { SECRET_ID: secretId, ENDPOINT_DIRECTORY_SECRET_ID: directoryId } =
+        receiver.environment;
+      if (secretId !== undefined) {
+        served = [{ path: '/webhook', secretArn: secretId, key: TEST_KEY }];
+      } else {
+        const [directory] = resourcesOfType(template, 'AWS::SecretsManager::Secret').filter(
+          ([id]) => deployedAttribute(template, id) === directoryId,
+        );
+        const text = String(resolveValue(template, directory?.[1].Properties?.SecretString));
+        serve(String(directoryId), text);
+        served = Object.entries(
+          (JSON.parse(text) as { secretIds: Record<string, string> }).secretIds,
+        ).map(([name, secretArn]) => ({
+          name,
+          path: `/webhook/${name}`,
+          secretArn,
+          key: `${TEST_KEY}-${name}`,
+        }));
+      }
+      for (const endpoint of served) serve(endpoint.secretArn, endpoint.key);
+    });
+
+    afterAll(async () => {
+      await Promise.all(started.map((fn) => fn.close()));
+    });
+
+    it("queues each endpoint's signed booking with its attributes, as the template configures the receiver", async () => {
+      // Prepare: the first, a middle and the last endpoint.
+      const picked = [
+        ...new Set([served[0], served[Math.floor(served.length / 2)], served.at(-1)]),
+      ];
+      const bodies = picked.map((_, index) =>
+        JSON.stringify(bookingPayload({ data: { ...BOOKING_DATA, id: String(9000 + index) } })),
+      );
+
+      // Act
+      const answers = [];
+      for (const [index, endpoint] of picked.entries()) {
+        answers.push(
+          (await receiver.invoke(call(endpoint as ServedEndpoint, bodies[index] as string))).result,
+        );
+      }
+      const messages = await sqs().receiveAll(queueUrl, { count: picked.length });
+
+      // Assess
+      expect(answers).toEqual(
+        picked.map(() => ({
+          statusCode: 200,
+          headers: { 'content-type': 'application/json' },
+          body: '{"status":"queued"}',
+        })),
+      );
+      expect(messages.map((message) => message.Body).sort()).toEqual([...bodies].sort());
+      const fifo = queueUrl.endsWith('.fifo');
+      for (const message of messages) {
+        const endpoint = picked.find(
+          (candidate) => message.Body === bodies[picked.indexOf(candidate)],
+        );
+        const attributes = Object.fromEntries(
+          Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+            name,
+            value.StringValue,
+          ]),
+        );
+        expect(attributes).toMatchObject({
+          event: 'event_booked',
+          event_at: '2026-11-21T10:15:00+00:00',
+          source: 'production',
+          signature_timestamp: expect.stringMatching(/^\d{10}$/),
+          ...(endpoint?.name === undefined ? {} : { endpoint: endpoint.name }),
+        });
+        expect(Object.keys(attributes).sort()).toEqual(
+          [
+            'event',
+            'event_at',
+            'source',
+            'signature_timestamp',
+            ...(fifo ? [] : ['dedup_key']),
+            ...(endpoint?.name === undefined ? [] : ['endpoint']),
+          ].sort(),
+        );
+        if (fifo) {
+          expect(message.Attributes?.MessageGroupId).toMatch(/\S/);
+          expect(message.Attributes?.MessageDeduplicationId).toMatch(/\S/);
+        }
+      }
+      await deliverToConsumer(messages);
+    });
+
+    /** The consumer's part: each queued message as its event source mapping delivers it. */
+    async function deliverToConsumer(messages: readonly Message[]): Promise<void> {
+      const ids = functionIds(template);
+      if (ids.consumer === undefined) {
+        expect(variant.context?.consumer).toBe('false');
+        return;
+      }
+      const consumer = start(ids.consumer);
+      const records = messages.map((message) =>
+        sqsRecord({
+          body: String(message.Body),
+          messageId: String(message.MessageId),
+          attributes: Object.fromEntries(
+            Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+              name,
+              String(value.StringValue),
+            ]),
+          ),
+          queueArn: String(ids.consumerQueueArn),
+          ...(message.Attributes?.MessageGroupId === undefined
+            ? {}
+            : {
+                messageGroupId: message.Attributes.MessageGroupId,
+                messageDeduplicationId: String(message.Attributes.MessageDeduplicationId),
+              }),
+        }),
+      );
+
+      // Act: the batch, and the same batch again (a redelivery).
+      const first = await consumer.invoke({ Records: records });
+      const again = await consumer.invoke({ Records: records });
+
+      // Assess
+      expect(first.result).toEqual({ batchItemFailures: [] });
+      expect(again.result).toEqual({ batchItemFailures: [] });
+      const table = consumer.environment.IDEMPOTENCY_TABLE;
+      expect(table === undefined).toBe(variant.context?.idempotency === 'false');
+      if (table === undefined) return;
+      const { Items = [] } = await dynamodb().client.send(new ScanCommand({ TableName: table }));
+      const ttl = Number(consumer.environment.IDEMPOTENCY_TTL_SECONDS);
+      expect(Items).toHaveLength(records.length);
+      for (const item of Items) {
+        expect(item.status?.S).toBe('COMPLETED');
+        expect(Number(item.expiration?.N) - now()).toBeGreaterThan(ttl - 60);
+        expect(Number(item.expiration?.N) - now()).toBeLessThanOrEqual(ttl + 1);
+      }
+    }
+
+    it('answers a forged call 401 and queues nothing', async () => {
+      // Prepare
+      const [endpoint] = served;
+      const depthBefore = await sqs().messageCount(queueUrl);
+
+      // Act
+      const { result, output } = await receiver.invoke(
+        call(endpoint as ServedEndpoint, JSON.stringify(bookingPayload()), 'whsec_forged'),
+      );
+      printedBy.set('a forged call', output);
+
+      // Assess
+      expect(result).toMatchObject({ statusCode: 401 });
+      expect(await sqs().messageCount(queueUrl)).toBe(depthBefore);
+    });
+
+    it('answers 503 while Secrets Manager is down, and 503 while the queue is down', async () => {
+      // Prepare: fresh environments (a warm one keeps its keys), each with one dependency's
+      // endpoint refusing connections.
+      const refusing = await refusingEndpoint();
+      const ids = functionIds(template);
+      const withoutSecrets = start(ids.receiver, override, {
+        ...endpoints,
+        SECRETS_MANAGER: refusing,
+      });
+      const queueName = (id: string) => deployedAttribute(template, id, 'QueueName');
+      const withoutQueue = start(
+        ids.receiver,
+        (id, attribute) =>
+          attribute === undefined && template.Resources[id]?.Type === 'AWS::SQS::Queue'
+            ? `${refusing}/000000000000/${queueName(id)}`
+            : override(id, attribute),
+        { ...endpoints, SQS: refusing },
+      );
+      const [endpoint] = served;
+      const body = JSON.stringify(bookingPayload());
+
+      // Act
+      const keysDown = await withoutSecrets.invoke(call(endpoint as ServedEndpoint, body));
+      const queueDown = await withoutQueue.invoke(call(endpoint as ServedEndpoint, body));
+      printedBy.set('Secrets Manager down', keysDown.output);
+      printedBy.set('the queue down', queueDown.output);
+
+      // Assess
+      expect(keysDown.result).toMatchObject({ statusCode: 503 });
+      expect(queueDown.result).toMatchObject({ statusCode: 503 });
+    });
+
+    it('prints, for the events documented to produce them, every metric an alarm or dashboard watches', () => {
+      // Prepare
+      const service = receiver.environment.POWERTOOLS_SERVICE_NAME;
+      const namespace = receiver.environment.POWERTOOLS_METRICS_NAMESPACE;
+      const printed = new Map(
+        [...printedBy].map(([event, output]) => [
+          event,
+          new Set(printedMetrics(output).map(metricKey)),
+        ]),
+      );
+      const fromFilters = metricFilterMetrics(template);
+
+      // Act: where each watched metric comes from.
+      const unexplained = watchedMetrics(template).flatMap((metric) => {
+        // AWS/* metrics are published by the services (Lambda, SQS, API Gateway) themselves.
+        if (metric.namespace.startsWith('AWS/')) return [];
+        if (fromFilters.has(metricKey({ ...metric, dimensions: {} }))) {
+          return Object.keys(metric.dimensions).length === 0
+            ? []
+            : [`${metricKey(metric)} (filter)`];
+        }
+        const events = [...printed].filter(([, keys]) => keys.has(metricKey(metric)));
+        return events.length > 0 ? [] : [`${metricKey(metric)} watched by ${metric.watchedBy}`];
+      });
+
+      // Assess: each event printed what it is documented to print, and every watched metric is
+      // printed by one of them.
+      expect([...printed.keys()].sort()).toEqual(Object.keys(RECEIVER_EVENTS).sort());
+      for (const [event, names] of Object.entries(RECEIVER_EVENTS)) {
+        const expected: MetricIdentity[] = names.map((name) => ({
+          namespace: String(namespace),
+          name,
+          dimensions: { service: String(service) },
+        }));
+        expect([...(printed.get(event as ReceiverEvent) ?? [])]).toEqual(
+          expect.arrayContaining(expected.map(metricKey)),
+        );
+      }
+      expect(watchedMetrics(template).length).toBeGreaterThan(0);
+      expect(unexplained).toEqual([]);
+    });
+  });
+});
