@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +42,7 @@ import {
   HUNDRED_ENDPOINTS,
   type SynthesizedVariant,
   synthesizeVariant,
+  VARIANTS,
   type Variant,
 } from './support/variants.js';
 
@@ -50,8 +52,15 @@ import {
 // event; and every metric an alarm or dashboard names, printed by the running function.
 
 /** The variants whose bundles run: each front door, endpoints, FIFO, consumer with and without idempotency, none. */
-const BUNDLED_VARIANTS: readonly Variant[] = [
-  { name: 'http-api, single endpoint, consumer with idempotency', context: {} },
+const BUNDLED_VARIANTS: ReadonlyArray<
+  Variant & { readonly consumer: boolean; readonly idempotency: boolean }
+> = [
+  {
+    name: 'http-api, single endpoint, consumer with idempotency',
+    context: {},
+    consumer: true,
+    idempotency: true,
+  },
   {
     name: 'rest-api, three endpoints (one an existing secret), FIFO, consumer without idempotency',
     context: {
@@ -61,6 +70,18 @@ const BUNDLED_VARIANTS: readonly Variant[] = [
       fifo: 'true',
       idempotency: 'false',
     },
+    consumer: true,
+    idempotency: false,
+  },
+  {
+    name: 'construct: an existing queue and secret imported with their keys, consumer with idempotency',
+    construct: (stack) => ({
+      ...VARIANTS.queueWithKey.construct(stack),
+      ...VARIANTS.secretKeyByConstruct.construct(stack),
+      idempotency: true,
+    }),
+    consumer: true,
+    idempotency: true,
   },
   {
     name: 'function-url, 100 endpoints of 32 characters, no consumer',
@@ -69,6 +90,8 @@ const BUNDLED_VARIANTS: readonly Variant[] = [
       endpoints: HUNDRED_ENDPOINTS.join(','),
       consumer: 'false',
     },
+    consumer: false,
+    idempotency: false,
   },
 ];
 
@@ -129,6 +152,8 @@ describe('Bundled functions as deployed', () => {
     let synthesized: SynthesizedVariant;
     let template: CfnTemplate;
     let override: PhysicalOverride;
+    /** Local queue URLs in place of the URLs of imported queues (not resources of the template). */
+    const importedQueues = new Map<string, string>();
     let endpoints: LocalEndpoints;
     let served: ServedEndpoint[];
     let queueUrl: string;
@@ -141,13 +166,19 @@ describe('Bundled functions as deployed', () => {
       functionId: string,
       local: PhysicalOverride = override,
       where: LocalEndpoints = endpoints,
+      imported: ReadonlyMap<string, string> = importedQueues,
     ) => {
-      const fn = startBundledFunction(
+      const environment = lambdaEnvironment(
         template,
         functionId,
         synthesized.directory,
-        lambdaEnvironment(template, functionId, synthesized.directory, local, where),
+        local,
+        where,
       );
+      for (const [name, value] of Object.entries(environment)) {
+        environment[name] = imported.get(value) ?? value;
+      }
+      const fn = startBundledFunction(template, functionId, synthesized.directory, environment);
       started.push(fn);
       return fn;
     };
@@ -162,20 +193,26 @@ describe('Bundled functions as deployed', () => {
     beforeAll(async () => {
       synthesized = synthesizeVariant(variant, { bundle: true });
       template = synthesized.template;
-      // Local stand-ins for the stack's queues and tables, under their deployed names.
+      // Local stand-ins for the stack's queues and tables, under their deployed names made unique
+      // to the variant (the local servers are shared by the variants).
+      const unique = randomUUID().slice(0, 8);
       const localValues = new Map<string, string>();
       for (const [id] of resourcesOfType(template, 'AWS::SQS::Queue')) {
-        localValues.set(id, await sqs().createQueue(deployedAttribute(template, id, 'QueueName')));
+        localValues.set(
+          id,
+          await sqs().createQueue(`${unique}-${deployedAttribute(template, id, 'QueueName')}`),
+        );
       }
       for (const [id, table] of resourcesOfType(template, 'AWS::DynamoDB::Table')) {
         await dynamodb().client.send(
           new CreateTableCommand({
-            TableName: deployedAttribute(template, id),
+            TableName: `${unique}-${deployedAttribute(template, id)}`,
             KeySchema: table.Properties?.KeySchema,
             AttributeDefinitions: table.Properties?.AttributeDefinitions,
             BillingMode: 'PAY_PER_REQUEST',
           }),
         );
+        localValues.set(id, `${unique}-${deployedAttribute(template, id)}`);
       }
       override = (id, attribute) => (attribute === undefined ? localValues.get(id) : undefined);
       endpoints = {
@@ -184,6 +221,21 @@ describe('Bundled functions as deployed', () => {
         DYNAMODB: dynamodb().endpoint,
       };
       const ids = functionIds(template);
+      const deployedQueueUrl = String(
+        resolveValue(
+          template,
+          template.Resources[ids.receiver]?.Properties?.Environment?.Variables?.QUEUE_URL,
+        ),
+      );
+      const templateQueues = resourcesOfType(template, 'AWS::SQS::Queue').map(([id]) =>
+        deployedAttribute(template, id),
+      );
+      if (!templateQueues.includes(deployedQueueUrl)) {
+        importedQueues.set(
+          deployedQueueUrl,
+          await sqs().createQueue(String(deployedQueueUrl.split('/').pop())),
+        );
+      }
       receiver = start(ids.receiver);
       queueUrl = receiver.environment.QUEUE_URL as string;
       // The secrets the receiver is configured with: SECRET_ID, or the endpoint directory (served
@@ -286,7 +338,7 @@ describe('Bundled functions as deployed', () => {
     async function deliverToConsumer(messages: readonly Message[]): Promise<void> {
       const ids = functionIds(template);
       if (ids.consumer === undefined) {
-        expect(variant.context?.consumer).toBe('false');
+        expect(variant.consumer).toBe(false);
         return;
       }
       const consumer = start(ids.consumer);
@@ -318,7 +370,8 @@ describe('Bundled functions as deployed', () => {
       expect(first.result).toEqual({ batchItemFailures: [] });
       expect(again.result).toEqual({ batchItemFailures: [] });
       const table = consumer.environment.IDEMPOTENCY_TABLE;
-      expect(table === undefined).toBe(variant.context?.idempotency === 'false');
+      expect(variant.consumer).toBe(true);
+      expect(table !== undefined).toBe(variant.idempotency);
       if (table === undefined) return;
       const { Items = [] } = await dynamodb().client.send(new ScanCommand({ TableName: table }));
       const ttl = Number(consumer.environment.IDEMPOTENCY_TTL_SECONDS);
@@ -363,6 +416,7 @@ describe('Bundled functions as deployed', () => {
             ? `${refusing}/000000000000/${queueName(id)}`
             : override(id, attribute),
         { ...endpoints, SQS: refusing },
+        new Map([...importedQueues].map(([url]) => [url, `${refusing}/000000000000/imported`])),
       );
       const [endpoint] = served;
       const body = JSON.stringify(bookingPayload());

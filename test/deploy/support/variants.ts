@@ -87,8 +87,9 @@ export const VARIANTS = {
     }),
   },
   queueWithKey: {
-    name: 'existing queue imported with its key',
+    name: 'existing queue imported with its key, consumer',
     construct: (stack) => ({
+      consumer: true,
       existingQueue: Queue.fromQueueAttributes(stack, 'Existing', {
         queueArn: EXISTING_QUEUE_ARN,
         keyArn: QUEUE_KEY_ARN,
@@ -97,8 +98,9 @@ export const VARIANTS = {
     externalKeys: { [EXISTING_QUEUE_ARN]: QUEUE_KEY_ARN },
   },
   queueWithoutKey: {
-    name: 'existing queue imported without a key (SSE-SQS)',
+    name: 'existing queue imported without a key (SSE-SQS), consumer',
     construct: (stack) => ({
+      consumer: true,
       existingQueue: Queue.fromQueueArn(stack, 'Existing', EXISTING_QUEUE_ARN),
     }),
   },
