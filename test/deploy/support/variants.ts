@@ -45,8 +45,13 @@ export const VARIANTS = {
   restApi: { name: 'rest-api', context: { ingress: 'rest-api' } },
   functionUrl: { name: 'function-url', context: { ingress: 'function-url' } },
   endpoints: {
-    name: 'three endpoints, one an existing secret by ARN',
-    context: { endpoints: 'eu,us,apac', 'secretArn.eu': endpointSecretArn('eu') },
+    name: 'three endpoints, one an existing secret by ARN with its key (secretKmsKeyArn.eu)',
+    context: {
+      endpoints: 'eu,us,apac',
+      'secretArn.eu': endpointSecretArn('eu'),
+      'secretKmsKeyArn.eu': SECRET_KEY_ARN,
+    },
+    externalKeys: { [endpointSecretArn('eu')]: SECRET_KEY_ARN },
   },
   hundredEndpoints: {
     name: '100 endpoints of 32 characters',
