@@ -146,3 +146,55 @@ export function metricFilterMetrics(template: CfnTemplate): Set<string> {
     ),
   );
 }
+
+/**
+ * Whether a CloudWatch Logs filter pattern of the form `{ $.<field> = "<text>" }` (the only form
+ * the template uses; any other throws) matches a JSON log line.
+ */
+function matchesPattern(pattern: string, line: string): boolean {
+  const match = /^\{ \$\.(\w+) = "([^"]*)" \}$/.exec(pattern);
+  if (match === null) throw new Error(`filter pattern ${pattern} is not read by this test`);
+  return (JSON.parse(line) as Record<string, unknown>)[String(match[1])] === match[2];
+}
+
+/**
+ * For each metric filter on an API stage's access log: whether the line the stage writes for a
+ * call answered `status` (its `Format` with `$context.status` filled in, every other variable
+ * `-`) makes the filter count it.
+ * @param template - the synthesized template
+ * @param status - the HTTP status of the call
+ */
+export function accessLogFilterCounts(
+  template: CfnTemplate,
+  status: number,
+): Array<{ readonly metric: string; readonly counted: boolean }> {
+  const stages = [
+    ...resourcesOfType(template, 'AWS::ApiGateway::Stage').map(
+      ([, stage]) => stage.Properties?.AccessLogSetting,
+    ),
+    ...resourcesOfType(template, 'AWS::ApiGatewayV2::Stage').map(
+      ([, stage]) => stage.Properties?.AccessLogSettings,
+    ),
+  ].filter((settings) => settings !== undefined);
+  return resourcesOfType(template, 'AWS::Logs::MetricFilter').flatMap(([id, filter]) => {
+    const logGroup = JSON.stringify(filter.Properties?.LogGroupName);
+    const logGroupId = (JSON.parse(logGroup) as { Ref?: string }).Ref;
+    const stage = stages.find((settings) =>
+      JSON.stringify(settings.DestinationArn).includes(`"${logGroupId}"`),
+    );
+    if (stage === undefined) throw new Error(`${id} filters a log group no API stage writes`);
+    const line = String(stage.Format)
+      .replaceAll('$context.status', String(status))
+      .replace(/\$context\.[\w.]+/g, '-');
+    return (filter.Properties?.MetricTransformations ?? []).map(
+      (transformation: { MetricNamespace: string; MetricName: string }) => ({
+        metric: metricKey({
+          namespace: transformation.MetricNamespace,
+          name: transformation.MetricName,
+          dimensions: {},
+        }),
+        counted: matchesPattern(String(filter.Properties?.FilterPattern), line),
+      }),
+    );
+  });
+}
