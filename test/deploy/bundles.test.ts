@@ -38,6 +38,7 @@ import {
   printedMetrics,
   watchedMetrics,
 } from './support/metrics.js';
+import { runtimeCalls } from './support/runtime-calls.js';
 import {
   endpointSecretArn,
   HUNDRED_ENDPOINTS,
@@ -161,6 +162,8 @@ describe('Bundled functions as deployed', () => {
     let receiver: BundledFunction;
     const started: BundledFunction[] = [];
     const printedBy = new Map<ReceiverEvent, string>();
+    let callsBefore = 0;
+    let tableCalls: string[] = [];
 
     /** Starts a bundled function with the template's environment, resolved by `local`. */
     const start = (
@@ -216,6 +219,9 @@ describe('Bundled functions as deployed', () => {
         localValues.set(id, `${unique}-${deployedAttribute(template, id)}`);
       }
       override = (id, attribute) => (attribute === undefined ? localValues.get(id) : undefined);
+      // From here on, what the variant's functions call.
+      callsBefore = secrets().calls.length;
+      dynamodb().resetRequests();
       endpoints = {
         SQS: sqs().endpoint,
         SECRETS_MANAGER: secrets().endpoint,
@@ -367,6 +373,9 @@ describe('Bundled functions as deployed', () => {
       const first = await consumer.invoke({ Records: records });
       const again = await consumer.invoke({ Records: records });
 
+      // The functions' own DynamoDB calls, before this test reads the table.
+      tableCalls = Object.keys(dynamodb().requests());
+
       // Assess
       expect(first.result).toEqual({ batchItemFailures: [] });
       expect(again.result).toEqual({ batchItemFailures: [] });
@@ -431,6 +440,28 @@ describe('Bundled functions as deployed', () => {
       // Assess
       expect(keysDown.result).toMatchObject({ statusCode: 503 });
       expect(queueDown.result).toMatchObject({ statusCode: 503 });
+    });
+
+    it('calls Secrets Manager and DynamoDB only as the IAM simulation derived from the template', () => {
+      // Prepare
+      const derived = new Set(
+        runtimeCalls(template, variant.externalKeys).map(
+          ({ request }) => `${request.action} ${request.resource}`,
+        ),
+      );
+      const derivedActions = new Set([...derived].map((call) => call.split(' ')[0]));
+
+      // Act: what the running functions sent to the local services.
+      const secretCalls = secrets()
+        .calls.slice(callsBefore)
+        .map(({ operation, secretId }) => `secretsmanager:${operation} ${secretId}`);
+      const tableActions = tableCalls.map((operation) => `dynamodb:${operation}`);
+
+      // Assess
+      expect(secretCalls.length).toBeGreaterThan(0);
+      expect(secretCalls.filter((call) => !derived.has(call))).toEqual([]);
+      expect(tableActions.length > 0).toBe(variant.idempotency);
+      expect(tableActions.filter((action) => !derivedActions.has(action))).toEqual([]);
     });
 
     it('prints, for the events documented to produce them, every metric an alarm or dashboard watches', () => {
