@@ -110,6 +110,7 @@ const RECEIVER_EVENTS = {
 
 type ReceiverEvent = keyof typeof RECEIVER_EVENTS;
 
+/** The booking's `data`, whose `id` each queued booking changes so that none is a copy. */
 const BOOKING_DATA = bookingPayload().data as Record<string, unknown>;
 
 /** The front door's event for a call, chosen by what the template deploys. */
@@ -128,7 +129,10 @@ interface ServedEndpoint {
   readonly key: string;
 }
 
-/** The function whose environment has `variable`, or the one an event source mapping feeds. */
+/**
+ * The receiver (the function with `QUEUE_URL`), and the consumer (the one an event source mapping
+ * feeds) with its queue's deployed ARN.
+ */
 function functionIds(template: CfnTemplate) {
   const receiver = resourcesOfType(template, 'AWS::Lambda::Function').find(
     ([, fn]) => fn.Properties?.Environment?.Variables?.QUEUE_URL !== undefined,

@@ -141,7 +141,7 @@ class CallDeriver {
 
   /** The calls one variable of a function's environment leads to. */
   callsOfVariable(name: string, value: string): Omit<RuntimeCall, 'functionId'>[] {
-    const why = `${name}`;
+    const why = name;
     switch (name) {
       case 'QUEUE_URL': {
         const queueArn = queueArnOf(value);
