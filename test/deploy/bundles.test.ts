@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SKIPPED_METRIC } from '../../lambda/consumer/handler.js';
 import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
 import {
   functionUrlEvent,
@@ -108,7 +109,19 @@ const RECEIVER_EVENTS = {
   'the queue down': [METRIC_NAMES.queueSendFailure, METRIC_NAMES.received],
 } as const;
 
-type ReceiverEvent = keyof typeof RECEIVER_EVENTS;
+type SuiteEvent = keyof typeof RECEIVER_EVENTS | 'an event the consumer skips';
+
+/**
+ * Metrics an alarm or dashboard may name that no event can make some variants print, each with
+ * the variants that can: a finding about the view (it shows a line that stays empty), kept here
+ * until the view leaves the metric out for those variants.
+ */
+const UNPRODUCIBLE: Readonly<
+  Record<string, { readonly producible: (variant: { readonly idempotency: boolean }) => boolean }>
+> = {
+  // The consumer skips a duplicate only when idempotency records tell it one is a duplicate.
+  DuplicateSkipped: { producible: (variant) => variant.idempotency },
+};
 
 /** The booking's `data`, whose `id` each queued booking changes so that none is a copy. */
 const BOOKING_DATA = bookingPayload().data as Record<string, unknown>;
@@ -165,7 +178,7 @@ describe('Bundled functions as deployed', () => {
     let queueUrl: string;
     let receiver: BundledFunction;
     const started: BundledFunction[] = [];
-    const printedBy = new Map<ReceiverEvent, string>();
+    const printedBy = new Map<SuiteEvent, string>();
     let callsBefore = 0;
     let tableCalls: string[] = [];
 
@@ -283,10 +296,8 @@ describe('Bundled functions as deployed', () => {
     });
 
     it("queues each endpoint's signed booking with its attributes, as the template configures the receiver", async () => {
-      // Prepare: the first, a middle and the last endpoint.
-      const picked = [
-        ...new Set([served[0], served[Math.floor(served.length / 2)], served.at(-1)]),
-      ];
+      // Prepare: every endpoint (each first call loads that endpoint's keys).
+      const picked = served;
       const bodies = picked.map((_, index) =>
         JSON.stringify(bookingPayload({ data: { ...BOOKING_DATA, id: String(9000 + index) } })),
       );
@@ -294,9 +305,7 @@ describe('Bundled functions as deployed', () => {
       // Act
       const answers = [];
       for (const [index, endpoint] of picked.entries()) {
-        answers.push(
-          (await receiver.invoke(call(endpoint as ServedEndpoint, bodies[index] as string))).result,
-        );
+        answers.push((await receiver.invoke(call(endpoint, bodies[index] as string))).result);
       }
       const messages = await sqs().receiveAll(queueUrl, { count: picked.length });
 
@@ -327,16 +336,7 @@ describe('Bundled functions as deployed', () => {
           signature_timestamp: expect.stringMatching(/^\d{10}$/),
           ...(endpoint?.name === undefined ? {} : { endpoint: endpoint.name }),
         });
-        expect(Object.keys(attributes).sort()).toEqual(
-          [
-            'event',
-            'event_at',
-            'source',
-            'signature_timestamp',
-            ...(fifo ? [] : ['dedup_key']),
-            ...(endpoint?.name === undefined ? [] : ['endpoint']),
-          ].sort(),
-        );
+        expect('dedup_key' in attributes).toBe(!fifo);
         if (fifo) {
           expect(message.Attributes?.MessageGroupId).toMatch(/\S/);
           expect(message.Attributes?.MessageDeduplicationId).toMatch(/\S/);
@@ -373,9 +373,30 @@ describe('Bundled functions as deployed', () => {
         }),
       );
 
-      // Act: the batch, and the same batch again (a redelivery).
+      // A record of another event type (skipped), then one that is not a booking (failed).
+      const fifoGroup =
+        records[0]?.attributes.MessageGroupId === undefined ? {} : { messageGroupId: 'other' };
+      const queueArn = String(ids.consumerQueueArn);
+      const skipped = sqsRecord({
+        body: JSON.stringify(bookingPayload({ event: 'event_cancelled' })),
+        attributes: { event: 'event_cancelled' },
+        queueArn,
+        ...fifoGroup,
+        ...(fifoGroup.messageGroupId === undefined ? {} : { messageDeduplicationId: 'skipped' }),
+      });
+      const broken = sqsRecord({
+        body: '{"event":"event_booked"}',
+        attributes: { event: 'event_booked', dedup_key: 'broken' },
+        queueArn,
+        ...fifoGroup,
+        ...(fifoGroup.messageGroupId === undefined ? {} : { messageDeduplicationId: 'broken' }),
+      });
+
+      // Act: the batch, the same batch again (a redelivery), and the other two records.
       const first = await consumer.invoke({ Records: records });
       const again = await consumer.invoke({ Records: records });
+      const others = await consumer.invoke({ Records: [skipped, broken] });
+      printedBy.set('an event the consumer skips', others.output);
 
       // The functions' own DynamoDB calls, before this test reads the table.
       tableCalls = Object.keys(dynamodb().requests());
@@ -383,6 +404,7 @@ describe('Bundled functions as deployed', () => {
       // Assess
       expect(first.result).toEqual({ batchItemFailures: [] });
       expect(again.result).toEqual({ batchItemFailures: [] });
+      expect(others.result).toEqual({ batchItemFailures: [{ itemIdentifier: broken.messageId }] });
       const table = consumer.environment.IDEMPOTENCY_TABLE;
       expect(variant.consumer).toBe(true);
       expect(table !== undefined).toBe(variant.idempotency);
@@ -397,18 +419,22 @@ describe('Bundled functions as deployed', () => {
       }
     }
 
-    it('answers a forged call 401 and queues nothing', async () => {
+    it('answers an event it does not forward 200 ignored, a forged call 401, and queues neither', async () => {
       // Prepare
-      const [endpoint] = served;
+      const [endpoint] = served as [ServedEndpoint];
       const depthBefore = await sqs().messageCount(queueUrl);
 
       // Act
+      const ignored = await receiver.invoke(
+        call(endpoint, JSON.stringify(bookingPayload({ event: 'event_cancelled' }))),
+      );
       const { result, output } = await receiver.invoke(
-        call(endpoint as ServedEndpoint, JSON.stringify(bookingPayload()), 'whsec_forged'),
+        call(endpoint, JSON.stringify(bookingPayload()), 'whsec_forged'),
       );
       printedBy.set('a forged call', output);
 
       // Assess
+      expect(ignored.result).toMatchObject({ statusCode: 200, body: '{"status":"ignored"}' });
       expect(result).toMatchObject({ statusCode: 401 });
       expect(await sqs().messageCount(queueUrl)).toBe(depthBefore);
     });
@@ -479,6 +505,10 @@ describe('Bundled functions as deployed', () => {
         ]),
       );
       const fromFilters = metricFilterMetrics(template);
+      // Everything the variant's functions printed for every event this suite sends them.
+      const everything = new Set(
+        started.flatMap((fn) => printedMetrics(fn.output())).map(metricKey),
+      );
 
       // Act: where each watched metric comes from.
       const unexplained = watchedMetrics(template).flatMap((metric) => {
@@ -496,20 +526,35 @@ describe('Bundled functions as deployed', () => {
             ? []
             : [`${metricKey(metric)} (access log filter)`];
         }
-        const events = [...printed].filter(([, keys]) => keys.has(metricKey(metric)));
-        return events.length > 0 ? [] : [`${metricKey(metric)} watched by ${metric.watchedBy}`];
+        if (everything.has(metricKey(metric))) return [];
+        const reason = UNPRODUCIBLE[metric.name];
+        if (reason !== undefined && !reason.producible(variant)) return [];
+        return [`${metricKey(metric)} watched by ${metric.watchedBy}`];
       });
 
       // Assess: each event printed what it is documented to print, and every watched metric is
       // printed by one of them.
-      expect([...printed.keys()].sort()).toEqual(Object.keys(RECEIVER_EVENTS).sort());
+      const consumerEvents = variant.consumer ? ['an event the consumer skips'] : [];
+      expect([...printed.keys()].sort()).toEqual(
+        [...Object.keys(RECEIVER_EVENTS), ...consumerEvents].sort(),
+      );
+      if (variant.consumer) {
+        const consumerService = `${service}-consumer`;
+        expect([...(printed.get('an event the consumer skips') ?? [])]).toContain(
+          metricKey({
+            namespace: String(namespace),
+            name: SKIPPED_METRIC,
+            dimensions: { service: consumerService },
+          }),
+        );
+      }
       for (const [event, names] of Object.entries(RECEIVER_EVENTS)) {
         const expected: MetricIdentity[] = names.map((name) => ({
           namespace: String(namespace),
           name,
           dimensions: { service: String(service) },
         }));
-        expect([...(printed.get(event as ReceiverEvent) ?? [])]).toEqual(
+        expect([...(printed.get(event as SuiteEvent) ?? [])]).toEqual(
           expect.arrayContaining(expected.map(metricKey)),
         );
       }

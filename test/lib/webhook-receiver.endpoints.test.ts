@@ -8,7 +8,7 @@ import {
   WebhookReceiver,
   type WebhookReceiverProps,
 } from '../../lib/webhook-receiver.js';
-import { deployedValue } from '../support/deployed-value.js';
+import { deployedValue } from './deployed-value.js';
 import { templateTestApp } from './cdk-app.js';
 import {
   IMPORTED_SECRET_ARN,

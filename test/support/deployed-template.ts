@@ -1,4 +1,4 @@
-import { deployedValue } from './deployed-value.js';
+import { deployedValue } from '../lib/deployed-value.js';
 
 /** The account a simulated deployment goes to. */
 export const DEPLOY_ACCOUNT = '123456789012';
