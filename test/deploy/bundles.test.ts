@@ -419,7 +419,7 @@ describe('Bundled functions as deployed', () => {
       }
     }
 
-    it('answers an event it does not forward 200 ignored, a forged call 401, and queues neither', async () => {
+    it('answers an event it does not forward 200 ignored, a forged call on each endpoint 401, and queues none', async () => {
       // Prepare
       const [endpoint] = served as [ServedEndpoint];
       const depthBefore = await sqs().messageCount(queueUrl);
@@ -428,14 +428,20 @@ describe('Bundled functions as deployed', () => {
       const ignored = await receiver.invoke(
         call(endpoint, JSON.stringify(bookingPayload({ event: 'event_cancelled' }))),
       );
-      const { result, output } = await receiver.invoke(
-        call(endpoint, JSON.stringify(bookingPayload()), 'whsec_forged'),
-      );
-      printedBy.set('a forged call', output);
+      // A forged call on each endpoint: the rejections are counted per endpoint too.
+      const forged = [];
+      for (const each of served) {
+        forged.push(
+          await receiver.invoke(call(each, JSON.stringify(bookingPayload()), 'whsec_forged')),
+        );
+      }
+      printedBy.set('a forged call', forged.map(({ output }) => output).join('\n'));
 
       // Assess
       expect(ignored.result).toMatchObject({ statusCode: 200, body: '{"status":"ignored"}' });
-      expect(result).toMatchObject({ statusCode: 401 });
+      expect(forged.map(({ result }) => result)).toEqual(
+        served.map(() => expect.objectContaining({ statusCode: 401 })),
+      );
       expect(await sqs().messageCount(queueUrl)).toBe(depthBefore);
     });
 
