@@ -13,6 +13,8 @@ import {
 import { bookingPayload, signedCall, TEST_KEY } from '../support/booking.js';
 import {
   type CfnTemplate,
+  DEPLOY_ACCOUNT,
+  DEPLOY_REGION,
   deployedAttribute,
   type PhysicalOverride,
   referencedId,
@@ -31,6 +33,7 @@ import {
   lambdaEnvironment,
   startBundledFunction,
 } from './support/bundled-function.js';
+import { type LocalFirehose, startLocalFirehose } from './support/local-firehose.js';
 import {
   accessLogFilterCounts,
   type MetricIdentity,
@@ -107,6 +110,8 @@ const RECEIVER_EVENTS = {
   'a forged call': [METRIC_NAMES.rejected, METRIC_NAMES.signatureRejected, METRIC_NAMES.received],
   'Secrets Manager down': [METRIC_NAMES.keyLoadFailure, METRIC_NAMES.received],
   'the queue down': [METRIC_NAMES.queueSendFailure, METRIC_NAMES.received],
+  // And ArchiveWriteFailure where the template deploys a delivery archive (ARCHIVE_STREAM).
+  'the archive down': [METRIC_NAMES.received],
 } as const;
 
 type SuiteEvent = keyof typeof RECEIVER_EVENTS | 'an event the consumer skips';
@@ -166,6 +171,11 @@ describe('Bundled functions as deployed', () => {
   const dynamodb = useLocalDynamoDb();
   // Any secret the deployment does not name is served empty: reading it fails the call.
   const secrets = useSecretsManagerServer(new FakeSecretStore(() => new Date()));
+  let firehose: LocalFirehose;
+  beforeAll(async () => {
+    firehose = await startLocalFirehose();
+  });
+  afterAll(() => firehose.close());
 
   describe.each(BUNDLED_VARIANTS)('$name', (variant) => {
     let synthesized: SynthesizedVariant;
@@ -180,6 +190,7 @@ describe('Bundled functions as deployed', () => {
     const started: BundledFunction[] = [];
     const printedBy = new Map<SuiteEvent, string>();
     let callsBefore = 0;
+    let firehoseCallsBefore = 0;
     let tableCalls: string[] = [];
 
     /** Starts a bundled function with the template's environment, resolved by `local`. */
@@ -238,11 +249,13 @@ describe('Bundled functions as deployed', () => {
       override = (id, attribute) => (attribute === undefined ? localValues.get(id) : undefined);
       // From here on, what the variant's functions call.
       callsBefore = secrets().calls.length;
+      firehoseCallsBefore = firehose.calls.length;
       dynamodb().resetRequests();
       endpoints = {
         SQS: sqs().endpoint,
         SECRETS_MANAGER: secrets().endpoint,
         DYNAMODB: dynamodb().endpoint,
+        FIREHOSE: firehose.endpoint,
       };
       const ids = functionIds(template);
       const deployedQueueUrl = String(
@@ -445,7 +458,7 @@ describe('Bundled functions as deployed', () => {
       expect(await sqs().messageCount(queueUrl)).toBe(depthBefore);
     });
 
-    it('answers 503 while Secrets Manager is down, and 503 while the queue is down', async () => {
+    it('answers 503 while Secrets Manager or the queue is down, and 200 while the archive is down', async () => {
       // Prepare: fresh environments (a warm one keeps its keys), each with one dependency's
       // endpoint refusing connections.
       const refusing = await refusingEndpoint();
@@ -468,17 +481,22 @@ describe('Bundled functions as deployed', () => {
       const body = JSON.stringify(bookingPayload());
 
       // Act
+      const withoutArchive = start(ids.receiver, override, { ...endpoints, FIREHOSE: refusing });
       const keysDown = await withoutSecrets.invoke(call(endpoint as ServedEndpoint, body));
+      const archiveDown = await withoutArchive.invoke(call(endpoint as ServedEndpoint, body));
       const queueDown = await withoutQueue.invoke(call(endpoint as ServedEndpoint, body));
       printedBy.set('Secrets Manager down', keysDown.output);
       printedBy.set('the queue down', queueDown.output);
+      printedBy.set('the archive down', archiveDown.output);
 
       // Assess
       expect(keysDown.result).toMatchObject({ statusCode: 503 });
       expect(queueDown.result).toMatchObject({ statusCode: 503 });
+      // The archive never holds up an answer.
+      expect(archiveDown.result).toMatchObject({ statusCode: 200, body: '{"status":"queued"}' });
     });
 
-    it('calls Secrets Manager and DynamoDB only as the IAM simulation derived from the template', () => {
+    it('calls Secrets Manager, DynamoDB and Firehose only as the IAM simulation derived from the template', () => {
       // Prepare
       const derived = new Set(
         runtimeCalls(template, variant.externalKeys).map(
@@ -491,11 +509,21 @@ describe('Bundled functions as deployed', () => {
       const secretCalls = secrets()
         .calls.slice(callsBefore)
         .map(({ operation, secretId }) => `secretsmanager:${operation} ${secretId}`);
+      const streamName = receiver.environment.ARCHIVE_STREAM;
+      const archiveCalls = firehose.calls
+        .slice(firehoseCallsBefore)
+        .map(
+          ({ operation, streamName }) =>
+            `firehose:${operation} arn:aws:firehose:${DEPLOY_REGION}:${DEPLOY_ACCOUNT}:deliverystream/${streamName}`,
+        );
       const tableActions = tableCalls.map((operation) => `dynamodb:${operation}`);
 
       // Assess
       expect(secretCalls.length).toBeGreaterThan(0);
       expect(secretCalls.filter((call) => !derived.has(call))).toEqual([]);
+      // Every answered call is archived where the template deploys an archive stream.
+      expect(archiveCalls.length > 0).toBe(streamName !== undefined);
+      expect(archiveCalls.filter((call) => !derived.has(call))).toEqual([]);
       expect(tableActions.length > 0).toBe(variant.idempotency);
       expect(tableActions.filter((action) => !derivedActions.has(action))).toEqual([]);
     });

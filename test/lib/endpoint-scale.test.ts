@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_NAME, STACK_OUTPUTS } from '../../lambda/contract/endpoints.js';
 import { MAX_OUTPUTS, ReceiverStack } from '../../lib/receiver-stack.js';
 import { MANAGED_POLICY_CHARACTERS } from '../../lib/signing-key.js';
-import { deployedValue } from './deployed-value.js';
 import { appProps, SKIP_BUNDLING } from './cdk-app.js';
+import { deployedValue } from './deployed-value.js';
 
 /** Lambda's limit on a function's environment variables, keys and values together. */
 const LAMBDA_ENVIRONMENT_BYTES = 4096;

@@ -8,9 +8,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ReceiverStack } from '../../lib/receiver-stack.js';
 import { WebhookReceiver } from '../../lib/webhook-receiver.js';
 import { DEFAULT_KEY_POLICY } from '../support/deployed-template.js';
-import { deployedValue } from './deployed-value.js';
 import { simulate } from '../support/iam-simulator.js';
 import { appProps, SKIP_BUNDLING } from './cdk-app.js';
+import { deployedValue } from './deployed-value.js';
 
 // The IAM policy simulator (test/support/iam-simulator.ts) evaluates the template's policies as deployed, for the calls that customer managed keys need.
 

@@ -8,8 +8,8 @@ import {
   WebhookReceiver,
   type WebhookReceiverProps,
 } from '../../lib/webhook-receiver.js';
-import { deployedValue } from './deployed-value.js';
 import { templateTestApp } from './cdk-app.js';
+import { deployedValue } from './deployed-value.js';
 import {
   IMPORTED_SECRET_ARN,
   policyStatements,

@@ -84,6 +84,10 @@ export function deployedAttribute(
     case 'AWS::ApiGateway::Stage':
     case 'AWS::ApiGatewayV2::Stage':
       return named('StageName');
+    case 'AWS::KinesisFirehose::DeliveryStream':
+      return attribute === 'Arn'
+        ? arn('firehose', `deliverystream/${named('DeliveryStreamName')}`)
+        : named('DeliveryStreamName');
     case 'AWS::SNS::Topic':
       return arn('sns', logicalId);
     case 'AWS::ApiGatewayV2::Api':

@@ -64,7 +64,9 @@ export interface BundledFunction {
 }
 
 /** Where the bundle's local dependencies are: `AWS_ENDPOINT_URL_<SERVICE>` per service. */
-export type LocalEndpoints = Readonly<Record<'SQS' | 'SECRETS_MANAGER' | 'DYNAMODB', string>>;
+export type LocalEndpoints = Readonly<
+  Record<'SQS' | 'SECRETS_MANAGER' | 'DYNAMODB' | 'FIREHOSE', string>
+>;
 
 /**
  * The environment Lambda gives a function: the template's variables as deployed (references
@@ -118,6 +120,7 @@ export function lambdaEnvironment(
     AWS_ENDPOINT_URL_SQS: endpoints.SQS,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.SECRETS_MANAGER,
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.DYNAMODB,
+    AWS_ENDPOINT_URL_FIREHOSE: endpoints.FIREHOSE,
   };
 }
 

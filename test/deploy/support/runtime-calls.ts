@@ -188,6 +188,18 @@ class CallDeriver {
             resource: `arn:aws:dynamodb:${DEPLOY_REGION}:${DEPLOY_ACCOUNT}:table/${value}`,
           },
         }));
+      case 'ARCHIVE_STREAM':
+        // The delivery archive (where deployed): one PutRecord per answered call.
+        return [
+          {
+            why,
+            request: {
+              principal: '',
+              action: 'firehose:PutRecord',
+              resource: `arn:aws:firehose:${DEPLOY_REGION}:${DEPLOY_ACCOUNT}:deliverystream/${value}`,
+            },
+          },
+        ];
       default:
         if (NO_CALL_VARIABLES.has(name)) return [];
         throw new Error(`variable ${name} is not known to make no AWS call: say which it makes`);
