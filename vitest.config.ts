@@ -16,6 +16,12 @@ const TEST_TIERS = {
    * replay and rotation over the wire: `test/e2e/`, and `*.e2e.test.ts` beside the code it covers.
    */
   e2e: { include: ['test/e2e/**/*.test.ts', 'test/**/*.e2e.test.ts'], timeoutMs: 60_000 },
+  /**
+   * The deploy-fidelity suite: the app synthesized per variant, its IAM policies simulated for
+   * every runtime call, and the bundled functions from `cdk.out` run with the template's
+   * environment against local SQS, Secrets Manager and DynamoDB.
+   */
+  deploy: { include: ['test/deploy/**/*.test.ts'], timeoutMs: 120_000 },
   /** CDK synthesis (with esbuild bundling and cdk-nag) of the construct, the stack and the app. */
   synth: { include: ['test/lib/**/*.test.ts', 'test/bin/**/*.test.ts'], timeoutMs: 60_000 },
 } as const;

@@ -42,7 +42,8 @@ describe('Config: vitest.config.ts test tiers', () => {
   });
 
   it.each([
-    ['test/deploy/stack.test.ts', 'unit'],
+    ['test/newfolder/stack.test.ts', 'unit'],
+    ['test/deploy/iam.test.ts', 'deploy'],
     ['test/lambda/core/verify-signature.test.ts', 'unit'],
     ['test/cli/sign.e2e.test.ts', 'e2e'],
     ['test/e2e/local-run.test.ts', 'e2e'],
@@ -68,7 +69,14 @@ describe('Config: vitest.config.ts test tiers', () => {
     );
 
     // Assess: the temporary folder is set up once, by the root, for every tier.
-    expect(Object.keys(tiers).sort()).toEqual(['browser', 'e2e', 'package', 'synth', 'unit']);
+    expect(Object.keys(tiers).sort()).toEqual([
+      'browser',
+      'deploy',
+      'e2e',
+      'package',
+      'synth',
+      'unit',
+    ]);
     expect(vitest.config.globalSetup).toEqual([join(ROOT, 'test/support/temp-folder.ts')]);
     for (const config of Object.values(tiers)) {
       expect(config.env).toMatchObject({
@@ -78,7 +86,7 @@ describe('Config: vitest.config.ts test tiers', () => {
       expect(config.hookTimeout).toBe(config.testTimeout);
     }
     const unit = tiers.unit?.testTimeout ?? Number.POSITIVE_INFINITY;
-    for (const slow of ['synth', 'e2e', 'package', 'browser']) {
+    for (const slow of ['deploy', 'synth', 'e2e', 'package', 'browser']) {
       expect(tiers[slow]?.testTimeout).toBeGreaterThan(unit);
     }
   });

@@ -1,4 +1,3 @@
-import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { Template as CdkTemplate } from 'aws-cdk-lib/assertions';
@@ -8,11 +7,12 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ReceiverStack } from '../../lib/receiver-stack.js';
 import { WebhookReceiver } from '../../lib/webhook-receiver.js';
+import { DEFAULT_KEY_POLICY } from '../support/deployed-template.js';
+import { simulate } from '../support/iam-simulator.js';
 import { appProps, SKIP_BUNDLING } from './cdk-app.js';
 import { deployedValue } from './deployed-value.js';
 
-// The IAM policy simulator (@cloud-copilot/iam-simulate, AGPL-3.0, a test-only devDependency)
-// evaluates the template's policies as deployed, for the calls that customer managed keys need.
+// The IAM policy simulator (test/support/iam-simulator.ts) evaluates the template's policies as deployed, for the calls that customer managed keys need.
 
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
@@ -20,19 +20,6 @@ const KEY_ARN = `arn:aws:kms:${REGION}:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-12
 const SECRET_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:booking-webhook-key-AbC123`;
 const QUEUE_ARN = `arn:aws:sqs:${REGION}:${ACCOUNT}:bookings`;
 const ROLE_ARN = `arn:aws:iam::${ACCOUNT}:role/Receiver`;
-
-/** KMS's default key policy: the account's IAM policies decide who may use the key. */
-const DEFAULT_KEY_POLICY = {
-  Version: '2012-10-17',
-  Statement: [
-    {
-      Effect: 'Allow',
-      Principal: { AWS: `arn:aws:iam::${ACCOUNT}:root` },
-      Action: 'kms:*',
-      Resource: '*',
-    },
-  ],
-};
 
 /** Every policy attached to the receiver's role, inline and managed, as deployed. */
 function receiverPolicies(stack: Stack, receiver: WebhookReceiver, template: Template) {
@@ -57,30 +44,14 @@ function receiverPolicies(stack: Stack, receiver: WebhookReceiver, template: Tem
 }
 
 /** The simulator's verdict on the role calling `action` on `resource`. */
-async function decide(
+function decide(
   policies: ReturnType<typeof receiverPolicies>,
   action: string,
   resource: string,
-  contextVariables: Record<string, string> = {},
+  context: Record<string, string> = {},
   resourcePolicy?: unknown,
 ): Promise<string> {
-  const result = await runSimulation(
-    {
-      request: {
-        principal: ROLE_ARN,
-        action,
-        resource: { resource, accountId: ACCOUNT },
-        contextVariables,
-      },
-      identityPolicies: policies,
-      serviceControlPolicies: [],
-      resourceControlPolicies: [],
-      ...(resourcePolicy === undefined ? {} : { resourcePolicy }),
-    },
-    {},
-  );
-  if (result.resultType === 'error') throw new Error(JSON.stringify(result.errors));
-  return result.overallResult;
+  return simulate({ principal: ROLE_ARN, action, resource, context }, policies, resourcePolicy);
 }
 
 describe('IAM simulation: customer managed keys', () => {

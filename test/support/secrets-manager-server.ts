@@ -30,6 +30,8 @@ export interface SecretsManagerServer {
   readonly requests: Map<string, number>;
   /** How many requests arrived, per `SecretId`. */
   readonly requestsBySecret: Map<string, number>;
+  /** Every request that arrived, in order: its operation and `SecretId`. */
+  readonly calls: Array<{ readonly operation: string; readonly secretId: string }>;
   /** A client for the server, with the settings given (the receiver's, for example). */
   client(settings?: ConstructorParameters<typeof SecretsManagerClient>[0]): SecretsManagerClient;
 }
@@ -63,6 +65,7 @@ export function useSecretsManagerServer(store: FakeSecretStore): () => SecretsMa
       behaviourBySecret: new Map(),
       requests: new Map(),
       requestsBySecret: new Map(),
+      calls: [],
       client: (settings = {}) =>
         new SecretsManagerClient({ ...LOCAL_AWS_SETTINGS, ...settings, endpoint }),
     };
@@ -86,6 +89,7 @@ export function useSecretsManagerServer(store: FakeSecretStore): () => SecretsMa
     };
     const secretId = input.SecretId ?? '';
     current.requestsBySecret.set(secretId, (current.requestsBySecret.get(secretId) ?? 0) + 1);
+    current.calls.push({ operation, secretId });
     const behaviour = current.behaviourBySecret.get(secretId) ?? current.behaviour;
     if (behaviour.kind === 'silent') {
       held.add(response);
