@@ -132,10 +132,16 @@ export function createDashboard(
       ],
     },
     consumer && {
-      title: 'Consumer: failed records, skipped duplicates, errors',
+      title: settings.idempotency
+        ? 'Consumer: failed records, skipped duplicates, errors'
+        : 'Consumer: failed records, errors',
       left: [
         consumerMetric(CONSUMER_METRIC_NAMES.recordFailed, 'records failed'),
-        consumerMetric(CONSUMER_METRIC_NAMES.duplicateSkipped, 'duplicates skipped'),
+        // Only idempotency records tell the consumer a booking is a copy: without them the line
+        // would stay empty.
+        ...(settings.idempotency
+          ? [consumerMetric(CONSUMER_METRIC_NAMES.duplicateSkipped, 'duplicates skipped')]
+          : []),
         consumerMetric(CONSUMER_METRIC_NAMES.eventSkipped, 'other events skipped'),
         consumer.metricErrors({ period: MINUTE, label: 'function errors' }),
       ],

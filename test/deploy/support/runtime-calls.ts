@@ -1,6 +1,7 @@
 import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
 import {
   ALLOWED_SOURCE_IPS,
+  ARCHIVE_STREAM,
   ENDPOINT_DIRECTORY_SECRET_ID,
   ENDPOINT_DIRECTORY_VERSION,
 } from '../../../lambda/receiver/config.js';
@@ -188,7 +189,7 @@ class CallDeriver {
             resource: `arn:aws:dynamodb:${DEPLOY_REGION}:${DEPLOY_ACCOUNT}:table/${value}`,
           },
         }));
-      case 'ARCHIVE_STREAM':
+      case ARCHIVE_STREAM:
         // The delivery archive (where deployed): one PutRecord per answered call.
         return [
           {
