@@ -3,8 +3,10 @@
  * folder, and on the same loopback port a stand-in for Firehose's `PutRecord` and
  * `PutRecordBatch` (its JSON protocol) that writes each record to that bucket through the S3 API.
  * The receiver runs its production archive code against it (`AWS_ENDPOINT_URL_FIREHOSE`), and the
- * replay tool reads it as it reads the deployed bucket. Unlike Firehose it writes one object per
- * record at once, so a delivery is in the archive before its answer is sent.
+ * replay tool reads it as it reads the deployed bucket. Like Firehose it writes several records
+ * to one object, but without its buffering delay: records that arrive while an object is being
+ * written go together into the next one, and a put is answered once its record's object is
+ * written, so a delivery is in the archive before its answer is sent.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -74,6 +76,7 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
   const s3 = s3rver.callback();
   let endpoint = '';
   let client: S3Client | undefined;
+  let writer: GroupWriter | undefined;
   const server = createServer((request, response) => {
     if (request.headers.origin !== undefined || !isLoopbackHostHeader(request.headers.host)) {
       request.resume();
@@ -86,7 +89,9 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
       return;
     }
     client ??= localS3Client(endpoint);
-    putRecords(client, endpoint, target, request, options.onArchived).then(
+    const s3Client = client;
+    writer ??= new GroupWriter((data) => writeObject(s3Client, endpoint, data), options.onArchived);
+    putRecords(writer, target, request).then(
       (body) => answer(response, 200, body),
       (error: unknown) =>
         answer(response, 400, {
@@ -103,19 +108,83 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     port,
     ...LOCAL_ARCHIVE,
     close: async () => {
-      client?.destroy();
       await closeServer(server);
+      await writer?.idle();
+      client?.destroy();
     },
   };
 }
 
-/** Writes the records of one PutRecord or PutRecordBatch, one object each; the answer's body. */
-async function putRecords(
+/** A record waiting for its object to be written. */
+interface WaitingRecord {
+  readonly data: Buffer;
+  readonly written: (object: ArchivedObject) => void;
+  readonly failed: (error: unknown) => void;
+}
+
+/**
+ * Writes records in groups: one object at a time, holding every record that arrived while the
+ * previous one was being written. Under load a put costs a share of one S3 write instead of one
+ * each, and every put still waits for its own record to be on disk.
+ */
+class GroupWriter {
+  private waiting: WaitingRecord[] = [];
+  private writing: Promise<void> | undefined;
+
+  constructor(
+    private readonly write: (data: Buffer) => Promise<ArchivedObject>,
+    private readonly onArchived: LocalArchiveOptions['onArchived'],
+  ) {}
+
+  /** Resolves with the object holding `data` once it is written. */
+  add(data: Buffer): Promise<ArchivedObject> {
+    return new Promise((written, failed) => {
+      this.waiting.push({ data, written, failed });
+      this.writing ??= this.drain();
+    });
+  }
+
+  /** Resolves when every record added so far is written (or failed). */
+  async idle(): Promise<void> {
+    await this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const group = this.waiting;
+      this.waiting = [];
+      try {
+        const object = await this.write(Buffer.concat(group.map(({ data }) => data)));
+        for (const record of group) {
+          this.onArchived?.(record.data, object);
+          record.written(object);
+        }
+      } catch (error) {
+        for (const record of group) record.failed(error);
+      }
+    }
+    this.writing = undefined;
+  }
+}
+
+/** Writes one object of the archive under the hour prefix Firehose would use; its key and URL. */
+async function writeObject(
   client: S3Client,
   endpoint: string,
+  data: Buffer,
+): Promise<ArchivedObject> {
+  const now = new Date();
+  // Firehose's object name: stream, version, time, id.
+  const key = `${archiveHourPrefix(now)}${LOCAL_ARCHIVE.stream}-1-${now.toISOString().slice(0, 19).replace(/[T:]/g, '-')}-${randomUUID()}`;
+  await client.send(new PutObjectCommand({ Bucket: LOCAL_ARCHIVE.bucket, Key: key, Body: data }));
+  return { key, url: `${endpoint}/${LOCAL_ARCHIVE.bucket}/${key}` };
+}
+
+/** Takes the records of one PutRecord or PutRecordBatch; the answer's body once they are written. */
+async function putRecords(
+  writer: GroupWriter,
   target: string,
   request: IncomingMessage,
-  onArchived: LocalArchiveOptions['onArchived'],
 ): Promise<object> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -128,16 +197,8 @@ async function putRecords(
     throw new UnknownDeliveryStreamError(`no delivery stream ${input.DeliveryStreamName}`);
   }
   const records = target === 'PutRecord' ? [input.Record] : (input.Records ?? []);
-  const ids: string[] = [];
-  for (const record of records) {
-    const data = Buffer.from(record?.Data ?? '', 'base64');
-    const now = new Date();
-    // Firehose's object name: stream, version, time, id; under the hour prefix it would use.
-    const key = `${archiveHourPrefix(now)}${LOCAL_ARCHIVE.stream}-1-${now.toISOString().slice(0, 19).replace(/[T:]/g, '-')}-${randomUUID()}`;
-    await client.send(new PutObjectCommand({ Bucket: LOCAL_ARCHIVE.bucket, Key: key, Body: data }));
-    onArchived?.(data, { key, url: `${endpoint}/${LOCAL_ARCHIVE.bucket}/${key}` });
-    ids.push(randomUUID());
-  }
+  await Promise.all(records.map((record) => writer.add(Buffer.from(record?.Data ?? '', 'base64'))));
+  const ids = records.map(() => randomUUID());
   return target === 'PutRecord'
     ? { RecordId: ids[0], Encrypted: false }
     : {
