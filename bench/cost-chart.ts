@@ -24,7 +24,7 @@ const PALETTE = [
   '#CCCCCC',
 ];
 const WIDTH = 860;
-const LABEL_WIDTH = 250;
+const LABEL_WIDTH = 290;
 const TOTAL_WIDTH = 60;
 const BAR_HEIGHT = 20;
 const BAR_GAP = 8;
