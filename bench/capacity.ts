@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { STAGE_THROTTLE_DEFAULTS } from '../lib/capacity-settings.js';
-import { RECEIVER_MEMORY_MB } from '../lib/webhook-receiver.js';
+import { RECEIVER_MEMORY_MB } from '../lib/receiver-settings.js';
 import {
   bindingLimit,
   type CapacityInputs,

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build } from 'esbuild';
-import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '../lib/webhook-receiver.js';
+import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '../lib/lambda-function.js';
 import { percentile } from './percentile.js';
 import type { BenchSection, BenchTable } from './section.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
-import { RECEIVER_MEMORY_MB } from '../lib/webhook-receiver.js';
+import { RECEIVER_MEMORY_MB } from '../lib/receiver-settings.js';
 import { startLocalQueues } from '../local/local-queues.js';
 import { bundle, LOAD_ENV } from './cold-start.js';
 import { signedEvent } from './handler.js';

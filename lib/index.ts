@@ -6,19 +6,17 @@
  * @module
  */
 export { WebhookReceiverError } from '../lambda/core/errors.js';
+export type { WebhookReceiverAlarms } from './alarms.js';
 export { InvalidConfigurationError } from './configuration-error.js';
 export type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
+export { InvalidWebhookReceiverPropsError } from './receiver-settings.js';
 export {
   InvalidReceiverStackPropsError,
   ReceiverStack,
   type ReceiverStackEndpoint,
   type ReceiverStackProps,
 } from './receiver-stack.js';
-export {
-  InvalidWebhookReceiverPropsError,
-  WebhookReceiver,
-  type WebhookReceiverAlarms,
-} from './webhook-receiver.js';
+export { WebhookReceiver } from './webhook-receiver.js';
 export {
   type FunctionPropsOverrides,
   INGRESS_KINDS,

@@ -12,11 +12,9 @@ import {
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
 import { InvalidConfigurationError } from './configuration-error.js';
-import {
-  type WebhookEndpoint,
-  WebhookReceiver,
-  type WebhookReceiverProps,
-} from './webhook-receiver.js';
+import type { WebhookEndpoint } from './endpoints.js';
+import { WebhookReceiver } from './webhook-receiver.js';
+import type { WebhookReceiverProps } from './webhook-receiver-props.js';
 
 /** Thrown when {@link ReceiverStackProps} hold a value the stack cannot use. */
 export class InvalidReceiverStackPropsError extends InvalidConfigurationError {}

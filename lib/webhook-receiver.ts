@@ -27,20 +27,6 @@ import { resolveSettings } from './receiver-settings.js';
 import { createPlaceholderSecret } from './signing-key.js';
 import type { WebhookReceiverProps } from './webhook-receiver-props.js';
 
-export type { WebhookReceiverAlarms } from './alarms.js';
-export type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
-export { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from './lambda-function.js';
-export {
-  InvalidWebhookReceiverPropsError,
-  RECEIVER_MEMORY_MB,
-} from './receiver-settings.js';
-export {
-  type FunctionPropsOverrides,
-  INGRESS_KINDS,
-  type IngressKind,
-  type WebhookReceiverProps,
-} from './webhook-receiver-props.js';
-
 /**
  * Production receiver for the booking service's signed webhooks: a front door of your choice
  * (HTTP API, REST API or function URL, `POST /webhook`, or `POST /webhook/<name>` per endpoint

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { esbuildOptionsFor } from '../../bench/cold-start.js';
-import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '../../lib/webhook-receiver.js';
+import { LAMBDA_BUNDLING, LAMBDA_RUNTIME } from '../../lib/lambda-function.js';
 
 describe('Function: esbuildOptionsFor', () => {
   it('derives the options NodejsFunction passes to esbuild from the construct bundling options', () => {

@@ -3,8 +3,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
 import { readReceiverContext } from '../../lib/context.js';
+import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
 import { ReceiverStack } from '../../lib/receiver-stack.js';
-import { InvalidWebhookReceiverPropsError } from '../../lib/webhook-receiver.js';
 import { appProps, SKIP_BUNDLING, templateTestApp } from './cdk-app.js';
 import { policyStatements, type Synthesized, statementsOfRole, synthesize } from './synthesize.js';
 

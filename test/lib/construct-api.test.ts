@@ -1,7 +1,8 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
-import { InvalidWebhookReceiverPropsError, WebhookReceiver } from '../../lib/webhook-receiver.js';
+import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
+import { WebhookReceiver } from '../../lib/webhook-receiver.js';
 import { templateTestApp } from './cdk-app.js';
 import { synthesize } from './synthesize.js';
 

@@ -5,11 +5,8 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  INGRESS_KINDS,
-  WebhookReceiver,
-  type WebhookReceiverProps,
-} from '../../lib/webhook-receiver.js';
+import { WebhookReceiver } from '../../lib/webhook-receiver.js';
+import { INGRESS_KINDS, type WebhookReceiverProps } from '../../lib/webhook-receiver-props.js';
 import { appProps, SKIP_BUNDLING } from './cdk-app.js';
 
 /** The parts of CDK's validation-report.json these tests read. */

@@ -2,7 +2,8 @@ import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { expect } from 'vitest';
-import { WebhookReceiver, type WebhookReceiverProps } from '../../lib/webhook-receiver.js';
+import { WebhookReceiver } from '../../lib/webhook-receiver.js';
+import type { WebhookReceiverProps } from '../../lib/webhook-receiver-props.js';
 import { templateTestApp } from './cdk-app.js';
 
 /** A complete secret ARN, as the Secrets Manager console shows it. */

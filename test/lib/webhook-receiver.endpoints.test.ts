@@ -1,13 +1,13 @@
 import { Stack } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
+import { WebhookReceiver } from '../../lib/webhook-receiver.js';
 import {
   INGRESS_KINDS,
   type IngressKind,
-  InvalidWebhookReceiverPropsError,
-  WebhookReceiver,
   type WebhookReceiverProps,
-} from '../../lib/webhook-receiver.js';
+} from '../../lib/webhook-receiver-props.js';
 import { templateTestApp } from './cdk-app.js';
 import { deployedValue } from './deployed-value.js';
 import {

@@ -10,11 +10,9 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lambda/receiver/config.js';
 import { createHandler } from '../../lambda/receiver/handler.js';
-import {
-  InvalidWebhookReceiverPropsError,
-  WebhookReceiver,
-  type WebhookReceiverProps,
-} from '../../lib/webhook-receiver.js';
+import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
+import { WebhookReceiver } from '../../lib/webhook-receiver.js';
+import type { WebhookReceiverProps } from '../../lib/webhook-receiver-props.js';
 import { lambdaContext, restApiEvent } from '../support/api-gateway-events.js';
 import { captureOutput } from '../support/capture-output.js';
 import { templateTestApp } from './cdk-app.js';

@@ -2,11 +2,9 @@ import type { CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Certificate, type ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { InvalidWebhookReceiverPropsError } from '../../../lib/receiver-settings.js';
 import { InvalidReceiverStackPropsError, ReceiverStack } from '../../../lib/receiver-stack.js';
-import {
-  InvalidWebhookReceiverPropsError,
-  type WebhookReceiverProps,
-} from '../../../lib/webhook-receiver.js';
+import type { WebhookReceiverProps } from '../../../lib/webhook-receiver-props.js';
 import { templateTestApp } from '../cdk-app.js';
 import { type Synthesized, synthesize } from '../synthesize.js';
 

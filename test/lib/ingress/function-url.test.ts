@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InvalidWebhookReceiverPropsError } from '../../../lib/webhook-receiver.js';
+import { InvalidWebhookReceiverPropsError } from '../../../lib/receiver-settings.js';
 import { type Synthesized, synthesize } from '../synthesize.js';
 
 describe('Function: createFunctionUrl (ingress function-url)', () => {

@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InvalidWebhookReceiverPropsError } from '../../../lib/webhook-receiver.js';
+import { InvalidWebhookReceiverPropsError } from '../../../lib/receiver-settings.js';
 import { type Synthesized, synthesize } from '../synthesize.js';
 
 const WEB_ACL_ARN =

@@ -1,10 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../lambda/receiver/config.js';
-import {
-  INGRESS_KINDS,
-  type IngressKind,
-  InvalidWebhookReceiverPropsError,
-} from '../../../lib/webhook-receiver.js';
+import { InvalidWebhookReceiverPropsError } from '../../../lib/receiver-settings.js';
+import { INGRESS_KINDS, type IngressKind } from '../../../lib/webhook-receiver-props.js';
 import { type Synthesized, synthesize } from '../synthesize.js';
 
 const RANGES = ['203.0.113.0/24', '2001:db8:4::/48', '198.51.100.7'];
