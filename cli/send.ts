@@ -4,15 +4,14 @@
  * @module
  */
 
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { readFileOption } from '../devkit/cli-options.js';
 import { DOTENV_FILE, findWebhookSecret, readDotEnv } from '../devkit/dotenv.js';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, NoKeyError, ToolError } from '../devkit/exit-status.js';
 import { DEFAULT_PORT, ENDPOINTS_VARIABLE, endpointsFrom, portFrom } from '../devkit/local-run.js';
-import { NETWORK_TIMEOUT_MS, withTimeout } from '../devkit/network.js';
+import { withTimeout } from '../devkit/network.js';
+import { postWebhook } from '../devkit/post-webhook.js';
 import { readEndpointKey, readSecretIdKey, type SigningKey } from '../devkit/signing-key.js';
 import {
   isEntryPoint,
@@ -62,12 +61,6 @@ interface SendOptions {
   readonly endpointKey: SigningKey | undefined;
 }
 
-/** The answer of the receiver to one call. */
-export interface WebhookResponse {
-  readonly status: number;
-  readonly body: string;
-}
-
 /**
  * Runs the tool with command-line `args`; resolves with the exit status.
  *
@@ -109,50 +102,6 @@ async function send(options: SendOptions, io: ToolIo): Promise<number> {
   }
   if (options.count > 1) io.out(`${options.count - failures} of ${options.count} calls accepted`);
   return failures === 0 ? EXIT_STATUS.ok : EXIT_STATUS.refused;
-}
-
-/**
- * POSTs `body` with the headers the service sends (spec 4.1): `Content-Type: application/json`,
- * `Content-Length`, `Connection: close` and `Service-Signature`.
- *
- * @param signal - aborts the call, the answer's body included (default: after `NETWORK_TIMEOUT_MS`)
- */
-export function postWebhook(
-  url: string,
-  body: Uint8Array,
-  signature: string,
-  signal: AbortSignal = AbortSignal.timeout(NETWORK_TIMEOUT_MS),
-): Promise<WebhookResponse> {
-  const target = new URL(url);
-  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolveResponse, reject) => {
-    const call = request(
-      target,
-      {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'Content-Length': String(body.byteLength),
-          Connection: 'close',
-          'Service-Signature': signature,
-        },
-        signal,
-      },
-      (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolveResponse({
-            status: response.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        response.on('error', reject);
-      },
-    );
-    call.on('error', reject);
-    call.end(body);
-  });
 }
 
 async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOptions | 'help'> {

@@ -21,6 +21,7 @@ import {
 import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
 import { withTimeout } from '../devkit/network.js';
+import { postWebhook } from '../devkit/post-webhook.js';
 import { readSecretIdKey } from '../devkit/signing-key.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
@@ -47,7 +48,6 @@ import {
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
 import { signPayload } from '../lambda/core/index.js';
-import { postWebhook } from './send.js';
 
 /** How long `smoke` waits for the booking by default: Lambda's batching plus log delivery. */
 export const DEFAULT_SMOKE_TIMEOUT_SECONDS = 60;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postWebhook, type WebhookResponse } from '../../cli/send.js';
+import { postWebhook, type WebhookResponse } from '../../devkit/post-webhook.js';
 import { signPayload } from '../../lambda/core/sign.js';
 import { runBookingBody, seededRandom } from '../../loadtest/request-mix.js';
 import { type CapturedOutput, captureOutput } from '../support/capture-output.js';

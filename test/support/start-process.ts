@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach } from 'vitest';
-import { postWebhook, type WebhookResponse } from '../../cli/send.js';
 import { buildBookingPayload } from '../../devkit/booking-payload.js';
 import { inheritedEnvironment } from '../../devkit/local-process.js';
+import { postWebhook, type WebhookResponse } from '../../devkit/post-webhook.js';
 import { signPayload } from '../../lambda/core/index.js';
 
 /** Read the ready banner as the loadtest does. */
