@@ -4,7 +4,7 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
+import { RECEIVER_SETTINGS, RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/settings.js';
 import { ALLOWED_SOURCE_IPS } from '../lambda/receiver/config.js';
 import type { EndpointDirectorySecret } from './endpoint-directory.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
@@ -37,10 +37,7 @@ export function createReceiverFunction(
   const fn = createFunction(scope, 'Receiver', settings, {
     entry: 'lambda/receiver/index.ts',
     memorySize: settings.receiverMemorySize,
-    // A warm call takes milliseconds. The receiver gives a key load and a send 5 s each before it
-    // answers 503 with Retry-After; 15 s lets those deadlines end first (a Lambda timeout would
-    // reach the sender as an unexplained 502) and still ends before API Gateway's 29 s limit.
-    timeout: Duration.seconds(15),
+    timeout: Duration.seconds(RECEIVER_TIMEOUT_SECONDS),
     description: 'Verifies signed booking-service webhooks and forwards them to SQS',
     reservedConcurrentExecutions: settings.reservedConcurrency,
     overrides: settings.receiverFunctionProps,

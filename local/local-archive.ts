@@ -108,8 +108,9 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     port,
     ...LOCAL_ARCHIVE,
     close: async () => {
-      await closeServer(server);
+      // The writer saves objects through this server: let it finish before the server goes.
       await writer?.idle();
+      await closeServer(server);
       client?.destroy();
     },
   };
@@ -140,7 +141,8 @@ class GroupWriter {
   add(data: Buffer): Promise<ArchivedObject> {
     return new Promise((written, failed) => {
       this.waiting.push({ data, written, failed });
-      this.writing ??= this.drain();
+      // Started on the next microtask, so the records of one PutRecordBatch share an object.
+      this.writing ??= Promise.resolve().then(() => this.drain());
     });
   }
 
@@ -153,14 +155,20 @@ class GroupWriter {
     while (this.waiting.length > 0) {
       const group = this.waiting;
       this.waiting = [];
+      let object: ArchivedObject;
       try {
-        const object = await this.write(Buffer.concat(group.map(({ data }) => data)));
-        for (const record of group) {
-          this.onArchived?.(record.data, object);
-          record.written(object);
-        }
+        object = await this.write(Buffer.concat(group.map(({ data }) => data)));
       } catch (error) {
         for (const record of group) record.failed(error);
+        continue;
+      }
+      for (const record of group) {
+        record.written(object);
+        try {
+          this.onArchived?.(record.data, object);
+        } catch {
+          // An observer (the inspector's link) never fails a record that is written.
+        }
       }
     }
     this.writing = undefined;

@@ -1,6 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { NETWORK_TIMEOUT_MS, withTimeout } from '../../devkit/network.js';
+import { RECEIVER_TIMEOUT_SECONDS } from '../../lambda/contract/settings.js';
 import {
   ARCHIVE_LAYOUT,
   type ArchiveRecord,
@@ -56,12 +57,14 @@ const ArchiveRecordSchema = v.looseObject({
 /**
  * The hour prefixes whose objects can hold records received in `window`: an object's prefix is
  * the arrival hour of its oldest record, which Firehose may have buffered up to
- * `ARCHIVE_LAYOUT.bufferSeconds` before the newest (plus a second for the write itself).
+ * `ARCHIVE_LAYOUT.bufferSeconds` before the newest (plus a second for the write itself), and a
+ * record arrives at Firehose up to the receiver's timeout after its receipt time (a slow key load
+ * and send come first).
  */
 export function windowPrefixes({ from, to }: TimeWindow): string[] {
   const hour = 3_600_000;
   const first = Math.floor((from.getTime() - ARCHIVE_LAYOUT.bufferSeconds * 1000 - 1000) / hour);
-  const last = Math.floor((to.getTime() + 1000) / hour);
+  const last = Math.floor((to.getTime() + RECEIVER_TIMEOUT_SECONDS * 1000 + 1000) / hour);
   const prefixes: string[] = [];
   for (let index = first; index <= last; index++) {
     prefixes.push(archiveHourPrefix(new Date(index * hour)));

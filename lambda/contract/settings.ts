@@ -117,3 +117,12 @@ export function checkWholeNumber(
     message: `${setting.prop} (${setting.variable}) must be a whole number ${range}, got ${String(given)}`,
   };
 }
+
+/**
+ * The receiver function's timeout, in seconds. A warm call takes milliseconds; the receiver gives
+ * a key load and a send 5 s each before it answers 503 with Retry-After, and 15 s lets those
+ * deadlines end first (a Lambda timeout would reach the sender as an unexplained 502) and still
+ * ends before API Gateway's 29 s limit. It is also the longest a call's archive write can come
+ * after its receipt time, which the replay allows for when it lists a window.
+ */
+export const RECEIVER_TIMEOUT_SECONDS = 15;
