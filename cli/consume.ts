@@ -11,13 +11,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
-import {
-  DEFAULT_LOCAL_SQS_PORT,
-  DLQ_NAME,
-  localQueueUrl,
-  portFrom,
-  QUEUE_NAME,
-} from '../devkit/local-run.js';
+import { DLQ_NAME, localPort, localQueueUrl, QUEUE_NAME } from '../devkit/local-run.js';
 import { withTimeout } from '../devkit/network.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
@@ -292,10 +286,7 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeO
   }
   const queueUrl =
     values['queue-url'] ??
-    localQueueUrl(
-      portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
-      values.dlq ? DLQ_NAME : QUEUE_NAME,
-    );
+    localQueueUrl(localPort(env, 'queue'), values.dlq ? DLQ_NAME : QUEUE_NAME);
   if (!isHttpUrl(queueUrl)) {
     throw new UsageError(`--queue-url must be an http(s) SQS queue URL, got '${queueUrl}'`);
   }

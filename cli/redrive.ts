@@ -23,8 +23,8 @@ import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status
 import {
   DEFAULT_LOCAL_SQS_PORT,
   DLQ_NAME,
+  localPort,
   localQueueUrl,
-  portFrom,
   QUEUE_NAME,
 } from '../devkit/local-run.js';
 import { withTimeout } from '../devkit/network.js';
@@ -410,7 +410,7 @@ async function visibleMessages(sqs: Sqs, queueUrl: string): Promise<number> {
  */
 async function queuesOf(stack: string | undefined, io: ToolIo): Promise<RedriveQueues> {
   if (stack === undefined) {
-    const port = portFrom(io.env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT);
+    const port = localPort(io.env, 'queue');
     return {
       sourceUrl: localQueueUrl(port, QUEUE_NAME),
       deadLetterUrl: localQueueUrl(port, DLQ_NAME),
@@ -449,7 +449,7 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ToolOpti
   }
   const max = wholeCountOption('--max', values.max, 'messages');
   // Read now, so a bad LOCAL_SQS_PORT is a usage error rather than a failure.
-  if (values.stack === undefined) portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT);
+  if (values.stack === undefined) localPort(env, 'queue');
   return {
     stack: values.stack,
     ...(max === undefined ? {} : { max: Number(max) }),

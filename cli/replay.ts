@@ -18,8 +18,8 @@ import {
   DEFAULT_LOCAL_SQS_PORT,
   LOCAL_ARCHIVE,
   localArchiveEndpoint,
+  localPort,
   localQueueUrl,
-  portFrom,
 } from '../devkit/local-run.js';
 import { withTimeout } from '../devkit/network.js';
 import { localS3Client } from '../devkit/s3-client.js';
@@ -193,11 +193,9 @@ async function findTarget(stack: string | undefined, io: ToolIo): Promise<Target
   if (stack === undefined) {
     return {
       name: 'the local run',
-      queueUrl: localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT)),
+      queueUrl: localQueueUrl(localPort(env, 'queue')),
       bucket: LOCAL_ARCHIVE.bucket,
-      s3: localS3Client(
-        localArchiveEndpoint(portFrom(env, 'LOCAL_S3_PORT', DEFAULT_LOCAL_S3_PORT)),
-      ),
+      s3: localS3Client(localArchiveEndpoint(localPort(env, 'archive'))),
     };
   }
   const cloudFormation = new CloudFormationClient({});

@@ -9,7 +9,7 @@ import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { readFileOption } from '../devkit/cli-options.js';
 import { DOTENV_FILE, findWebhookSecret, readDotEnv } from '../devkit/dotenv.js';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, NoKeyError, ToolError } from '../devkit/exit-status.js';
-import { DEFAULT_PORT, ENDPOINTS_VARIABLE, endpointsFrom, portFrom } from '../devkit/local-run.js';
+import { ENDPOINTS_VARIABLE, endpointsFrom, localPort } from '../devkit/local-run.js';
 import { withTimeout } from '../devkit/network.js';
 import { postWebhook } from '../devkit/post-webhook.js';
 import { readEndpointKey, readSecretIdKey, type SigningKey } from '../devkit/signing-key.js';
@@ -133,7 +133,7 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
   }
   if (endpoint === undefined && values.url === undefined) await refuseMissingEndpoint(io);
   const path = webhookPath(endpoint);
-  const url = values.url ?? `http://127.0.0.1:${portFrom(io.env, 'PORT', DEFAULT_PORT)}${path}`;
+  const url = values.url ?? `http://127.0.0.1:${localPort(io.env, 'webhook')}${path}`;
   if (!isHttpUrl(url)) {
     throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
   }

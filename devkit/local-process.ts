@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
+import { LOCAL_PORTS } from './local-run.js';
 
 /** An `npm start` of a tool's own that did not get ready, or printed an unexpected banner. */
 export class LocalProcessError extends WebhookReceiverError {}
@@ -82,9 +83,8 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
         ...inherited,
         ...options.settings,
         LOCAL_STATE_DIR: join(cwd, 'queues'),
-        PORT: '0',
-        LOCAL_SQS_PORT: '0',
-        LOCAL_S3_PORT: '0',
+        // Any free ports: beside the user's npm start and other runs.
+        ...Object.fromEntries(Object.values(LOCAL_PORTS).map(({ variable }) => [variable, '0'])),
         HOST: '127.0.0.1',
         WEBHOOK_SECRET: key,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -77,6 +77,28 @@ export function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return port;
 }
 
+/** The local run's ports: the variable that sets each, and its default. */
+export const LOCAL_PORTS = {
+  /** The webhook endpoint and the inspector. */
+  webhook: { variable: 'PORT', default: DEFAULT_PORT },
+  /** The embedded queue. */
+  queue: { variable: 'LOCAL_SQS_PORT', default: DEFAULT_LOCAL_SQS_PORT },
+  /** The local archive (S3 and the Firehose stand-in). */
+  archive: { variable: 'LOCAL_S3_PORT', default: DEFAULT_LOCAL_S3_PORT },
+} as const;
+
+/**
+ * The port of one part of the local run, from its variable, else its default.
+ *
+ * @param env - the environment
+ * @param part - which port
+ * @throws {UsageError} naming the variable when its value is not a port
+ */
+export function localPort(env: NodeJS.ProcessEnv, part: keyof typeof LOCAL_PORTS): number {
+  const { variable, default: fallback } = LOCAL_PORTS[part];
+  return portFrom(env, variable, fallback);
+}
+
 /** The variable listing the local run's named endpoints, e.g. `ENDPOINTS=eu,us`. */
 export const ENDPOINTS_VARIABLE = 'ENDPOINTS';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { DOTENV_FILE, findWebhookSecret } from '../devkit/dotenv.js';
 import { type LocalProcess, startLocalProcess } from '../devkit/local-process.js';
-import { DEFAULT_LOCAL_SQS_PORT, localQueueUrl, portFrom } from '../devkit/local-run.js';
+import { localPort, localQueueUrl } from '../devkit/local-run.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
@@ -260,7 +260,7 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): Loadtest
   const url = values.url === undefined ? undefined : loopbackUrl('--url', values.url);
   const queueUrl = loopbackUrl(
     '--queue-url',
-    values['queue-url'] ?? localQueueUrl(portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT)),
+    values['queue-url'] ?? localQueueUrl(localPort(env, 'queue')),
   );
   return {
     requests: wholeNumber('--requests', values.requests, 5000, 1, LIMITS.requests),

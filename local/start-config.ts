@@ -1,12 +1,5 @@
 import { resolve } from 'node:path';
-import {
-  DEFAULT_LOCAL_S3_PORT,
-  DEFAULT_LOCAL_SQS_PORT,
-  DEFAULT_PORT,
-  endpointsFrom,
-  LOOPBACK,
-  portFrom,
-} from '../devkit/local-run.js';
+import { endpointsFrom, LOOPBACK, localPort } from '../devkit/local-run.js';
 import { UsageError } from '../devkit/tool-io.js';
 import type { InspectorMode } from './inspector/access.js';
 
@@ -55,10 +48,10 @@ export function readStartConfig(
   dotEnv: Readonly<Record<string, string>> = {},
 ): StartConfig {
   return {
-    port: portFrom(env, 'PORT', DEFAULT_PORT),
+    port: localPort(env, 'webhook'),
     host: env.HOST?.trim() || LOOPBACK,
-    localSqsPort: portFrom(env, 'LOCAL_SQS_PORT', DEFAULT_LOCAL_SQS_PORT),
-    localS3Port: portFrom(env, 'LOCAL_S3_PORT', DEFAULT_LOCAL_S3_PORT),
+    localSqsPort: localPort(env, 'queue'),
+    localS3Port: localPort(env, 'archive'),
     inspector: inspectorModeFrom(env),
     stateDir: resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR),
     endpoints: endpointsFrom(env, dotEnv),

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { DOTENV_FILE, readDotEnv } from '../devkit/dotenv.js';
 import { ToolError } from '../devkit/exit-status.js';
-import { isLoopbackHost } from '../devkit/local-run.js';
+import { isLoopbackHost, LOCAL_PORTS } from '../devkit/local-run.js';
 import { parseToolArgs, processIo, runTool } from '../devkit/tool-io.js';
 import { type LocalEndpoint, type LocalReceiver, startLocalReceiver } from './local-receiver.js';
 import { watchParents } from './parent-watch.js';
@@ -161,12 +161,12 @@ function describeStartFailure(error: unknown, config: StartConfig): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE' || code === 'EACCES') {
     const port = (error as { port?: number }).port;
-    const variable =
+    const { variable } =
       port === config.localSqsPort
-        ? 'LOCAL_SQS_PORT'
+        ? LOCAL_PORTS.queue
         : port === config.localS3Port
-          ? 'LOCAL_S3_PORT'
-          : 'PORT';
+          ? LOCAL_PORTS.archive
+          : LOCAL_PORTS.webhook;
     const problem = code === 'EADDRINUSE' ? 'is already in use' : 'may not be opened by this user';
     return `Port ${port} ${problem}: stop the other process or choose another port with ${variable}=<port> (0 = any free port)`;
   }
