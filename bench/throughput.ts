@@ -1,4 +1,6 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonResult } from 'autocannon';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
@@ -6,6 +8,14 @@ import { startLocalProcess } from '../devkit/local-process.js';
 import { signPayload } from '../lambda/core/index.js';
 import { STAGE_THROTTLE_DEFAULTS } from '../lib/capacity-settings.js';
 import { type HostileMixRun, receiverSettings, runHostileMix } from '../loadtest/run.js';
+import {
+  type CpuBreakdown,
+  type CpuPart,
+  cpuBreakdown,
+  dependencyClosure,
+  packagesUrl,
+  readMainThreadProfile,
+} from './cpu-profile.js';
 import { percentile } from './percentile.js';
 import type { BenchSection, BenchTable } from './section.js';
 
@@ -43,8 +53,19 @@ const HOSTILE_MIX = { requests: 3000, concurrency: 16, seed: 1, timeLimitSeconds
 
 /** Valid calls under autocannon: the request path at its fastest. */
 async function validCalls(): Promise<AutocannonResult> {
+  return (await loadLocalProcess([], () => () => undefined)).result;
+}
+
+/**
+ * Runs the valid calls against a fresh `npm start` child started with `nodeOptions`: a warm-up,
+ * then the measured run, with `measure` called around the measured run only.
+ */
+async function loadLocalProcess<T>(
+  nodeOptions: readonly string[],
+  measure: () => () => T,
+): Promise<{ readonly result: AutocannonResult; readonly measured: T }> {
   // The loadtest's start: a clean first run in a scratch folder under .local/, removed at stop.
-  const receiver = await startLocalProcess({ projectDir: ROOT, env: process.env });
+  const receiver = await startLocalProcess({ projectDir: ROOT, env: process.env, nodeOptions });
   try {
     const url = new URL(receiver.webhookUrl);
     const load = {
@@ -54,11 +75,126 @@ async function validCalls(): Promise<AutocannonResult> {
     };
     // Lets the JIT compile the request path and the SDK open its keep-alive connections.
     await autocannon({ ...load, duration: WARM_UP_SECONDS });
-    return await autocannon({ ...load, duration: SECONDS });
+    const stop = measure();
+    const result = await autocannon({ ...load, duration: SECONDS });
+    return { result, measured: stop() };
   } finally {
     // Stopping removes the run's folder, and with it the messages the run queued.
     await receiver.stop();
   }
+}
+
+/** Microseconds on the monotonic clock that CPU profiles are stamped with. */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/** Where the CPU of a valid call goes in npm start, and what its load generator spends. */
+interface ProfiledRun {
+  readonly calls: number;
+  readonly breakdown: CpuBreakdown;
+  /** CPU milliseconds of this process (autocannon) over the measured run. */
+  readonly generatorMs: number;
+}
+
+/**
+ * The parts of npm start that CPU time is charged to, most specific first: the packages of each
+ * embedded server are found from its dependency tree, so a new version's packages count too.
+ */
+async function npmStartParts(): Promise<CpuPart[]> {
+  const sdk = await dependencyClosure(ROOT, [
+    '@aws-sdk/client-sqs',
+    '@aws-sdk/client-firehose',
+    '@aws-sdk/client-s3',
+  ]);
+  const sqs = await dependencyClosure(ROOT, ['local-aws-sqs']);
+  const s3 = await dependencyClosure(ROOT, ['s3rver']);
+  const only = (names: Set<string>, ...others: Set<string>[]): string[] =>
+    [...names].filter((name) => !others.some((other) => other.has(name)));
+  return [
+    { name: 'receiver handler and signature check (lambda/)', url: /\/lambda\// },
+    { name: 'Powertools logger and metrics', url: /\/@aws-lambda-powertools\// },
+    { name: 'AWS SDK clients: SendMessage, PutRecord (and their packages)', url: packagesUrl(sdk) },
+    {
+      name: 'embedded SQS: local-aws-sqs, its packages, local-queues.ts, queue-journal.ts',
+      url: new RegExp(
+        `${packagesUrl(only(sqs, sdk)).source}|/local/(local-queues|queue-journal)\\.ts`,
+      ),
+    },
+    {
+      name: 'archive: Firehose stand-in, s3rver and its packages, local-archive.ts',
+      url: new RegExp(`${packagesUrl(only(s3, sdk, sqs)).source}|/local/local-archive\\.ts`),
+    },
+    { name: 'inspector (local/inspector/)', url: /\/local\/inspector\// },
+    { name: 'local HTTP server and API Gateway event (local/)', url: /\/local\// },
+    {
+      name: 'hashing (node:crypto: signature HMAC, SigV4, MD5 checks)',
+      url: /^node:internal\/crypto\//,
+    },
+    { name: 'garbage collector', functionName: /^\(garbage collector\)$/ },
+    {
+      name: 'Node.js core: HTTP, sockets, streams, events, timers, microtasks (node:*, native)',
+      url: /^(node:|$)/,
+    },
+  ];
+}
+
+/**
+ * The valid calls again, against an npm start under `node --cpu-prof` (sampling once a
+ * millisecond): its main thread's CPU during the measured run, by part. Profiled apart from the
+ * run whose figures the table gives, which the profiler would slow down.
+ */
+async function profiledValidCalls(): Promise<ProfiledRun> {
+  await mkdir(join(ROOT, '.local'), { recursive: true });
+  const dir = await mkdtemp(join(ROOT, '.local', 'profile-'));
+  try {
+    const parts = await npmStartParts();
+    const { result, measured } = await loadLocalProcess(
+      ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+      () => {
+        const fromUs = monotonicUs();
+        const cpu = process.cpuUsage();
+        return () => {
+          const used = process.cpuUsage(cpu);
+          return { fromUs, toUs: monotonicUs(), generatorMs: (used.user + used.system) / 1000 };
+        };
+      },
+    );
+    // The child writes its profile as it exits, which the run waited for.
+    const profile = await readMainThreadProfile(dir);
+    return {
+      calls: result.requests.total,
+      breakdown: cpuBreakdown(profile, measured, parts),
+      generatorMs: measured.generatorMs,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The profile as a table: CPU milliseconds per call and share of the busy time, per part. */
+function profileTable(profiled: ProfiledRun): BenchTable {
+  const { calls, breakdown, generatorMs } = profiled;
+  const perCall = (ms: number): string => (ms / calls).toFixed(3);
+  const share = (ms: number): string => `${((100 * ms) / breakdown.busyMs).toFixed(1)}%`;
+  const windowMs = breakdown.busyMs + breakdown.idleMs;
+  return {
+    title: "Where npm start's CPU goes: a profile of its main thread under the valid calls",
+    columns: ['part', 'CPU ms per call', 'share of busy time'],
+    rows: [
+      ...breakdown.parts.map((part) => [part.name, perCall(part.ms), share(part.ms)]),
+      ['npm start, busy (all of the above)', perCall(breakdown.busyMs), '100%'],
+      [
+        'npm start, idle (waiting for the network, the disk or the load)',
+        perCall(breakdown.idleMs),
+        '',
+      ],
+      ['load generator (autocannon, the bench process)', perCall(generatorMs), ''],
+    ],
+    notes: [
+      `${calls} valid calls in ${SECONDS} s against npm start under node --cpu-prof, after ${WARM_UP_SECONDS} s of warm-up; only samples taken during the measured ${SECONDS} s count. The main thread was busy ${((100 * breakdown.busyMs) / windowMs).toFixed(0)}% of them.`,
+      'Self time: each sample goes to the function that was running, not to its callers; the SDK and the local servers run in promise continuations whose callers are not on the stack, so this is the split that can be read. Hashing and Node.js core are shared by every part (the HMAC, SigV4 signing and the MD5 checks all run in node:crypto; both ends of each loopback call run in the same HTTP code).',
+      'The load generator is this process: its CPU time over the measured run, which the two cores share with npm start.',
+    ],
+  };
 }
 
 /** The load test's hostile mix against a fresh local process, judged as `npm run loadtest` judges it. */
@@ -78,57 +214,61 @@ async function hostileMix(): Promise<HostileMixRun> {
 /** Requests per second through the real local process, loopback only. */
 export const throughputSection: BenchSection = {
   name: 'throughput',
-  async run(): Promise<BenchTable> {
+  async run(): Promise<BenchTable[]> {
     const [loadBefore = Number.NaN] = loadavg();
     const valid = await validCalls();
     const mix = await hostileMix();
+    const profiled = await profiledValidCalls();
     const { run, queue, verdict } = mix;
     const seconds = run.elapsedMs / 1000;
     const latencies = run.results.map((result) => result.endedAt - result.startedAt);
     const queuedAnswers = run.results.filter((result) => result.outcome === 'queued').length;
-    return {
-      title: 'Local throughput: npm start with the inspector on, valid calls and the hostile mix',
-      columns: [
-        'load',
-        'requests',
-        'req/s (mean)',
-        'latency p50 ms',
-        'latency p99 ms',
-        '200 without its message',
-        'messages without a 200',
-        'answers outside the contract',
-        'target req/s',
-      ],
-      rows: [
-        [
-          `valid calls, autocannon, ${CONNECTIONS} connections, ${SECONDS} s`,
-          String(valid.requests.total),
-          valid.requests.average.toFixed(0),
-          String(valid.latency.p50),
-          String(valid.latency.p99),
-          '',
-          '',
-          String(valid.non2xx + valid.errors + valid.timeouts),
-          String(TARGETS.valid),
+    return [
+      {
+        title: 'Local throughput: npm start with the inspector on, valid calls and the hostile mix',
+        columns: [
+          'load',
+          'requests',
+          'req/s (mean)',
+          'latency p50 ms',
+          'latency p99 ms',
+          '200 without its message',
+          'messages without a 200',
+          'answers outside the contract',
+          'target req/s',
         ],
-        [
-          `hostile mix, npm run loadtest, ${HOSTILE_MIX.concurrency} connections`,
-          String(run.results.length),
-          (run.results.length / seconds).toFixed(0),
-          percentile(latencies, 0.5).toFixed(1),
-          percentile(latencies, 0.99).toFixed(1),
-          String(queuedAnswers - verdict.matched),
-          String(queue.messages.length - verdict.matched),
-          String(verdict.problems.length),
-          String(TARGETS.hostileMix),
+        rows: [
+          [
+            `valid calls, autocannon, ${CONNECTIONS} connections, ${SECONDS} s`,
+            String(valid.requests.total),
+            valid.requests.average.toFixed(0),
+            String(valid.latency.p50),
+            String(valid.latency.p99),
+            '',
+            '',
+            String(valid.non2xx + valid.errors + valid.timeouts),
+            String(TARGETS.valid),
+          ],
+          [
+            `hostile mix, npm run loadtest, ${HOSTILE_MIX.concurrency} connections`,
+            String(run.results.length),
+            (run.results.length / seconds).toFixed(0),
+            percentile(latencies, 0.5).toFixed(1),
+            percentile(latencies, 0.99).toFixed(1),
+            String(queuedAnswers - verdict.matched),
+            String(queue.messages.length - verdict.matched),
+            String(verdict.problems.length),
+            String(TARGETS.hostileMix),
+          ],
         ],
-      ],
-      notes: [
-        `Valid calls: signed event_booked calls (${BODIES} distinct bodies, pre-signed), each answered 200 queued after a SendMessage to the embedded queue; ${WARM_UP_SECONDS} s warm-up not counted.`,
-        `Hostile mix: ${HOSTILE_MIX.requests} calls of the load test's mix (genuine, replayed, forged, stale, oversized and ignored calls, seed ${HOSTILE_MIX.seed}) against a fresh npm start, then its queue drained and judged: every 200 queued answer has exactly one message with the identical body and every refused call its contract status (${verdict.problems.length === 0 ? 'PASS' : `FAIL: ${verdict.problems.join('; ')}`}).`,
-        `Each npm start (one Node process: HTTP server, handlers, embedded SQS with its journal flushed before every 200, the inspector, Powertools logs to a pipe) and its load generator share this machine's ${cpus().length} cores; the 1-minute load average before the runs was ${loadBefore.toFixed(2)}.`,
-        `The deployed API is throttled at ${STAGE_THROTTLE_DEFAULTS.rateLimit} req/s steady and ${STAGE_THROTTLE_DEFAULTS.burstLimit} burst by default (context keys throttleRateLimit and throttleBurstLimit), below this; what it takes per front door is the capacity section.`,
-      ],
-    };
+        notes: [
+          `Valid calls: signed event_booked calls (${BODIES} distinct bodies, pre-signed), each answered 200 queued after a SendMessage to the embedded queue; ${WARM_UP_SECONDS} s warm-up not counted.`,
+          `Hostile mix: ${HOSTILE_MIX.requests} calls of the load test's mix (genuine, replayed, forged, stale, oversized and ignored calls, seed ${HOSTILE_MIX.seed}) against a fresh npm start, then its queue drained and judged: every 200 queued answer has exactly one message with the identical body and every refused call its contract status (${verdict.problems.length === 0 ? 'PASS' : `FAIL: ${verdict.problems.join('; ')}`}).`,
+          `Each npm start (one Node process: HTTP server, handlers, embedded SQS with its journal flushed before every 200, the inspector, Powertools logs to a pipe) and its load generator share this machine's ${cpus().length} cores; the 1-minute load average before the runs was ${loadBefore.toFixed(2)}.`,
+          `The deployed API is throttled at ${STAGE_THROTTLE_DEFAULTS.rateLimit} req/s steady and ${STAGE_THROTTLE_DEFAULTS.burstLimit} burst by default (context keys throttleRateLimit and throttleBurstLimit), below this; what it takes per front door is the capacity section.`,
+        ],
+      },
+      profileTable(profiled),
+    ];
   },
 };

@@ -35,6 +35,11 @@ export interface LocalProcessOptions {
    * @default 60000
    */
   readonly readyTimeoutMs?: number;
+  /**
+   * Node.js options for the child, before its entry point, e.g. `--cpu-prof` to profile it.
+   * @default none
+   */
+  readonly nodeOptions?: readonly string[];
 }
 
 /**
@@ -76,7 +81,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
   const inherited = inheritedEnvironment(options.env);
   const child = spawn(
     process.execPath,
-    ['--import', tsx, join(options.projectDir, 'local/start.ts')],
+    [...(options.nodeOptions ?? []), '--import', tsx, join(options.projectDir, 'local/start.ts')],
     {
       cwd,
       env: {
