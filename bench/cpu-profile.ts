@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** The parts of a V8 CPU profile (`node --cpu-prof`) read here. */
 export interface CpuProfile {
@@ -115,10 +115,12 @@ export async function dependencyClosure(
   projectDir: string,
   packages: readonly string[],
 ): Promise<Set<string>> {
+  // Without a trailing separator, which would stop the walk up one folder short of the root.
+  const root = resolve(projectDir);
   const seen = new Set<string>();
   const visit = async (name: string, from: string): Promise<void> => {
     if (seen.has(name)) return;
-    for (const dir of lookupFolders(projectDir, from)) {
+    for (const dir of lookupFolders(root, from)) {
       const manifest = await readFile(join(dir, name, 'package.json'), 'utf8').catch(
         () => undefined,
       );
@@ -131,16 +133,16 @@ export async function dependencyClosure(
       return;
     }
   };
-  for (const name of packages) await visit(name, projectDir);
+  for (const name of packages) await visit(name, root);
   return seen;
 }
 
 /** The `node_modules` folders Node.js looks in for a package required from `from`, nearest first. */
-function lookupFolders(projectDir: string, from: string): string[] {
+function lookupFolders(root: string, from: string): string[] {
   const folders: string[] = [];
-  for (let dir = from; dir.startsWith(projectDir); dir = dirname(dir)) {
+  for (let dir = from; dir.startsWith(root); dir = dirname(dir)) {
     if (basename(dir) !== 'node_modules') folders.push(join(dir, 'node_modules'));
-    if (dir === projectDir) break;
+    if (dir === root) break;
   }
   return folders;
 }

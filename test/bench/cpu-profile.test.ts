@@ -86,6 +86,7 @@ describe('Function: dependencyClosure', () => {
   }
 
   it('follows dependencies, hoisted or nested, and ignores packages not installed', async () => {
+    // The project folder is given with a trailing separator, as a URL's path gives it.
     // Prepare
     await mkdir(scratch, { recursive: true });
     dir = await mkdtemp(join(scratch, 'closure-'));
@@ -100,7 +101,7 @@ describe('Function: dependencyClosure', () => {
     await install(join(modules, 'unrelated'), 'unrelated', {});
 
     // Act
-    const closure = await dependencyClosure(dir, ['server']);
+    const closure = await dependencyClosure(`${dir}/`, ['server']);
 
     // Assess
     expect([...closure].sort()).toEqual(['@scope/log', 'debug', 'koa', 'ms', 'server']);
