@@ -93,6 +93,8 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
         HOST: '127.0.0.1',
         WEBHOOK_SECRET: key,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        // As npm start runs it: tsx compiles in memory, writing no cache to the system temp folder.
+        TSX_DISABLE_CACHE: '1',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

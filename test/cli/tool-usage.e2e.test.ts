@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -21,10 +23,14 @@ const TOOLS = {
 
 /** Runs a tool as npm does (node with tsx, in the checkout) and collects its output. */
 function run(file: string, args: readonly string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '' },
+  return collect(process.execPath, ['--import', 'tsx', file, ...args], {
+    PATH: process.env.PATH ?? '',
   });
+}
+
+/** Runs a command in the checkout and collects its output. */
+function collect(command: string, args: readonly string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(command, args, { cwd: ROOT, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -65,4 +71,43 @@ describe.concurrent('Every tool: --help and unknown options', () => {
       expect(result.stdout).toBe('');
     },
   );
+});
+
+describe('Every tool: its npm script', () => {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+
+  it.for(Object.entries(TOOLS))(
+    'npm run %s runs its file with node and tsx compiling in memory',
+    ([name, file], { expect }) => {
+      // Assess: what the usage tests above run is what npm runs.
+      expect(scripts[name]).toBe(
+        `TSX_DISABLE_CACHE=1 ${name === 'start' ? 'exec ' : ''}node --import tsx ${file}`,
+      );
+    },
+  );
+
+  it('run by npm, the tools write nothing to the temp folder', async ({ expect }) => {
+    // Prepare: a temp folder of this test's own, empty.
+    await mkdir(join(ROOT, '.local'), { recursive: true });
+    const tmp = await mkdtemp(join(ROOT, '.local', 'tool-tmp-'));
+    try {
+      // Act
+      const results = await Promise.all(
+        Object.keys(TOOLS).map((name) =>
+          collect('npm', ['run', '--silent', name, '--', '--help'], {
+            PATH: process.env.PATH ?? '',
+            TMPDIR: tmp,
+          }),
+        ),
+      );
+
+      // Assess: npm itself keeps a compile cache there on Node 22 and later; nothing else.
+      expect(results.map((result) => result.status)).toEqual(results.map(() => 0));
+      expect((await readdir(tmp)).filter((name) => name !== 'node-compile-cache')).toEqual([]);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
 });
