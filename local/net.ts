@@ -14,11 +14,19 @@ export function listen(server: Server, port: number, host: string): Promise<numb
   });
 }
 
-/** Stops accepting connections and ends open ones (an SQS long poll or keep-alive socket would otherwise hold it open). */
-export function closeServer(server: Server): Promise<void> {
+/**
+ * Stops accepting connections and ends open ones (an SQS long poll or keep-alive socket would
+ * otherwise hold it open); resolves once every connection has ended. With `keepBusy`, only idle
+ * connections are ended (as `server.close` does): the caller ends the others when their calls
+ * are answered (`closeAllConnections`).
+ */
+export function closeServer(
+  server: Server,
+  { keepBusy = false }: { readonly keepBusy?: boolean } = {},
+): Promise<void> {
   return new Promise((resolve, reject) => {
     server.close((error) => (error ? reject(error) : resolve()));
-    server.closeAllConnections();
+    if (!keepBusy) server.closeAllConnections();
   });
 }
 

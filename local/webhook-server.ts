@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { webhookPath } from '../lambda/contract/endpoints.js';
+import { RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/settings.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
@@ -73,6 +74,13 @@ export interface WebhookServerOptions {
   readonly headersTimeoutMs?: number;
   /** @default 30000 */
   readonly bodyTimeoutMs?: number;
+  /**
+   * How long {@link WebhookServer.close} waits for the calls under way to be answered before it
+   * drops their connections.
+   * @default the receiver function's timeout, RECEIVER_TIMEOUT_SECONDS (15 s): the longest a
+   *   deployed call may run, within which the handler's own deadlines answer it
+   */
+  readonly drainTimeoutMs?: number;
 }
 
 /**
@@ -121,7 +129,10 @@ export interface WebhookServer {
   readonly url: string;
   /** The port actually bound. */
   readonly port: number;
-  /** Stops listening and ends open connections. */
+  /**
+   * Stops listening, lets the calls under way finish and be answered (each answer closing its
+   * connection), at most `drainTimeoutMs`, then ends every connection left.
+   */
   close(): Promise<void>;
 }
 
@@ -140,6 +151,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const environments = new Environments(options.handler, options.startEnvironment);
   const invokeInTurn: ProxyHandler = (event, context) => environments.invoke(event, context);
   const connections = new Connections();
+  const draining = new Draining();
   const server = createServer(
     {
       headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
@@ -147,22 +159,27 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       // Node checks both time-outs on this interval (30 s by default, too coarse for them).
       connectionsCheckingInterval: 250,
     },
-    (request, response) =>
+    (request, response) => {
+      // Stopping: this call is still answered, and its answer ends the connection.
+      if (draining.stopping) response.setHeader('connection', 'close');
       connections.inTurn(request, response, () =>
-        serve(request, response, { ...options, handler: invokeInTurn }, connections).catch(
-          (error: unknown) => {
-            if (error instanceof ClientGoneError) {
-              options.onClientGone?.(`${request.method} ${request.url}: ${error.message}`);
-              response.destroy();
-              return;
-            }
-            options.onHandlerError?.(error);
-            if (!response.headersSent) {
-              writeJson(response, 502, { message: 'Internal server error' });
-            } else response.destroy();
-          },
+        draining.track(
+          serve(request, response, { ...options, handler: invokeInTurn }, connections).catch(
+            (error: unknown) => {
+              if (error instanceof ClientGoneError) {
+                options.onClientGone?.(`${request.method} ${request.url}: ${error.message}`);
+                response.destroy();
+                return;
+              }
+              options.onHandlerError?.(error);
+              if (!response.headersSent) {
+                writeJson(response, 502, { message: 'Internal server error' });
+              } else response.destroy();
+            },
+          ),
         ),
-      ),
+      );
+    },
   );
   // `Expect: 100-continue`: left to Node, the interim answer of a pipelined request waiting behind
   // another lands in the middle of its own final answer. It is written when the request's turn
@@ -184,8 +201,52 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   return {
     url: `http://${urlHost}:${port}${webhookPath()}`,
     port,
-    close: () => closeServer(server),
+    close: async () => {
+      const closed = closeServer(server, { keepBusy: true });
+      await draining.drain(options.drainTimeoutMs ?? RECEIVER_TIMEOUT_SECONDS * 1000);
+      server.closeAllConnections();
+      await closed;
+    },
   };
+}
+
+/**
+ * The calls under way, so that stopping the server answers them before it closes the queue and
+ * the archive they write to (a sender would otherwise see its connection dropped, and retry a
+ * call whose message may already be queued).
+ */
+class Draining {
+  readonly #underWay = new Set<Promise<void>>();
+  /** Set once the server stops: calls still arriving are answered with `connection: close`. */
+  stopping = false;
+
+  /** Keeps `call` among the calls under way until it settles; returns it. */
+  track(call: Promise<void>): Promise<void> {
+    this.#underWay.add(call);
+    const settled = (): void => {
+      this.#underWay.delete(call);
+    };
+    call.then(settled, settled);
+    return call;
+  }
+
+  /** Resolves once no call is under way, or after `timeoutMs`, whichever comes first. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    try {
+      // Calls that arrived on open connections while waiting are waited for too.
+      while (this.#underWay.size > 0) {
+        const settled = Promise.allSettled([...this.#underWay]).then(() => false);
+        if (await Promise.race([settled, timedOut.then(() => true)])) return;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 async function serve(

@@ -386,6 +386,83 @@ describe('Function: startWebhookServer', () => {
       MAX_ENVIRONMENTS + 8,
     );
   });
+
+  it('answers the calls under way before it stops, and stops without waiting for idle connections', async () => {
+    // Prepare: a handler that holds its call until released, and an idle kept-alive connection.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler: async () => {
+        started();
+        await held;
+        return { statusCode: 200, headers: {}, body: '{"status":"queued"}' };
+      },
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
+    // Answered 404 by the server itself: its connection stays open, idle, in fetch's pool.
+    const idle = await fetch(new URL('/elsewhere', server.url));
+    await idle.text();
+    const call = fetch(server.url, { method: 'POST', body: '{}' });
+    await running;
+
+    // Act
+    let stopped = false;
+    const stopping = server.close().then(() => {
+      stopped = true;
+    });
+    await new Promise((wait) => setTimeout(wait, 100));
+    const stoppedWhileHeld = stopped;
+    const releasedAt = Date.now();
+    release();
+    const response = await call;
+    await stopping;
+    const stopMs = Date.now() - releasedAt;
+    server = undefined;
+
+    // Assess
+    expect(stoppedWhileHeld).toBe(false);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('{"status":"queued"}');
+    expect(stopped).toBe(true);
+    // The idle connection did not hold the stop (fetch would keep it open for 4 s).
+    expect(stopMs).toBeLessThan(1_000);
+  });
+
+  it('drops the connection of a call still under way when the drain time-out passes', async () => {
+    // Prepare: a handler that never answers.
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler: () => new Promise(() => undefined),
+      maxBodyBytes: MAX_BODY_BYTES,
+      drainTimeoutMs: 200,
+    });
+    const pending = rawRequest(
+      server.port,
+      'POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}',
+      5_000,
+    );
+    await new Promise((wait) => setTimeout(wait, 100));
+
+    // Act
+    const startedAt = Date.now();
+    await server.close();
+    server = undefined;
+    const answer = await pending;
+
+    // Assess: stopped after the time-out, not before; the caller got no answer, so it retries.
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(190);
+    expect(Date.now() - startedAt).toBeLessThan(2_000);
+    expect(answer).toBe('');
+  });
 });
 
 /** A handler that takes 5 ms per call and counts how many calls it ran at once, at most. */
