@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/settings.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { LOCAL_PORTS } from './local-run.js';
 
@@ -18,7 +19,10 @@ export interface LocalProcess {
   readonly key: string;
   /** The child's last lines of output, for diagnostics when something fails. */
   output(): string;
-  /** Stops the child with SIGINT (as Ctrl-C does), SIGKILL after 10 s; resolves with its status. */
+  /**
+   * Stops the child with SIGINT (as Ctrl-C does), SIGKILL if it has not exited within
+   * {@link STOP_GRACE_MS}; resolves with its status.
+   */
   stop(): Promise<number | null>;
 }
 
@@ -59,6 +63,12 @@ const NOT_INHERITED =
 export function inheritedEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !NOT_INHERITED.test(name)));
 }
+
+/**
+ * How long a stopped child may take to exit before it is killed: npm start answers the calls
+ * under way first, for at most the receiver's timeout, then closes its queue and archive.
+ */
+const STOP_GRACE_MS = (RECEIVER_TIMEOUT_SECONDS + 5) * 1000;
 
 /** Kept short: only the tail matters for diagnostics, and a 5,000-request run logs 5,000 lines. */
 const OUTPUT_TAIL_CHARS = 4000;
@@ -144,7 +154,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
     key,
     output: () => tail,
     stop: async () => {
-      const timer = setTimeout(kill, 10_000);
+      const timer = setTimeout(kill, STOP_GRACE_MS);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
       const code = await exited;
       clearTimeout(timer);

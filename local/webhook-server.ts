@@ -159,11 +159,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       // Node checks both time-outs on this interval (30 s by default, too coarse for them).
       connectionsCheckingInterval: 250,
     },
-    (request, response) => {
-      // Stopping: this call is still answered, and its answer ends the connection.
-      if (draining.stopping) response.setHeader('connection', 'close');
+    (request, response) =>
       connections.inTurn(request, response, () =>
         draining.track(
+          request,
+          response,
           serve(request, response, { ...options, handler: invokeInTurn }, connections).catch(
             (error: unknown) => {
               if (error instanceof ClientGoneError) {
@@ -178,8 +178,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
             },
           ),
         ),
-      );
-    },
+      ),
   );
   // `Expect: 100-continue`: left to Node, the interim answer of a pipelined request waiting behind
   // another lands in the middle of its own final answer. It is written when the request's turn
@@ -216,37 +215,70 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
  * call whose message may already be queued).
  */
 class Draining {
-  readonly #underWay = new Set<Promise<void>>();
-  /** Set once the server stops: calls still arriving are answered with `connection: close`. */
-  stopping = false;
+  /** Each call being served, with what settles once its answer is out. */
+  readonly #underWay = new Map<
+    ServerResponse,
+    { readonly request: IncomingMessage; readonly answered: Promise<void> }
+  >();
+  #stopping = false;
 
-  /** Keeps `call` among the calls under way until it settles; returns it. */
-  track(call: Promise<void>): Promise<void> {
-    this.#underWay.add(call);
-    const settled = (): void => {
-      this.#underWay.delete(call);
-    };
-    call.then(settled, settled);
+  /** Keeps the call among the calls under way until it is answered; returns `call`. */
+  track(request: IncomingMessage, response: ServerResponse, call: Promise<void>): Promise<void> {
+    if (this.#stopping) closeAfter(response);
+    const answered = call.then(
+      () => sent(response),
+      () => sent(response),
+    );
+    this.#underWay.set(response, { request, answered });
+    void answered.then(() => this.#underWay.delete(response));
     return call;
   }
 
-  /** Resolves once no call is under way, or after `timeoutMs`, whichever comes first. */
+  /**
+   * Stops: every answer not yet started will close its connection (so no request behind it on
+   * the connection is taken), a call whose request is still arriving is dropped (nothing was
+   * handled; its sender retries), and this resolves once every other call is answered, or after
+   * `timeoutMs`, whichever comes first.
+   */
   async drain(timeoutMs: number): Promise<void> {
-    this.stopping = true;
+    this.#stopping = true;
+    for (const [response, { request }] of this.#underWay) {
+      if (request.complete) closeAfter(response);
+      else request.socket.destroy();
+    }
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
+    const timedOut = new Promise<true>((resolve) => {
+      timer = setTimeout(() => resolve(true), timeoutMs);
     });
     try {
-      // Calls that arrived on open connections while waiting are waited for too.
+      // A request whose turn came on its connection while waiting is waited for too.
       while (this.#underWay.size > 0) {
-        const settled = Promise.allSettled([...this.#underWay]).then(() => false);
-        if (await Promise.race([settled, timedOut.then(() => true)])) return;
+        const answered = Promise.all([...this.#underWay.values()].map((call) => call.answered));
+        if (await Promise.race([answered.then(() => false), timedOut])) return;
       }
     } finally {
       clearTimeout(timer);
     }
   }
+}
+
+/** Makes an answer not yet started close its connection. */
+function closeAfter(response: ServerResponse): void {
+  if (!response.headersSent) response.setHeader('connection', 'close');
+}
+
+/**
+ * Settles once an ended answer is written out (or its connection gone); at once for one never
+ * ended, such as the inspector's live stream, which the inspector ends itself.
+ */
+function sent(response: ServerResponse): Promise<void> {
+  if (!response.writableEnded || response.writableFinished || response.destroyed) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    response.once('finish', resolve);
+    response.once('close', resolve);
+  });
 }
 
 async function serve(
@@ -428,7 +460,9 @@ class Connections {
     };
     pending.push(entry);
     void previous.then(() => {
-      if (this.#closing.has(socket)) {
+      // A connection closed by an earlier answer, or ended by the server stopping: the request
+      // is dropped unhandled, and its sender, which got no answer, retries it.
+      if (this.#closing.has(socket) || socket.destroyed) {
         request.resume();
         return;
       }

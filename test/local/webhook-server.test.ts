@@ -389,29 +389,18 @@ describe('Function: startWebhookServer', () => {
 
   it('answers the calls under way before it stops, and stops without waiting for idle connections', async () => {
     // Prepare: a handler that holds its call until released, and an idle kept-alive connection.
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started: () => void = () => undefined;
-    const running = new Promise<void>((resolve) => {
-      started = resolve;
-    });
+    const held = heldHandler();
     server = await startWebhookServer({
       port: 0,
       host: '127.0.0.1',
-      handler: async () => {
-        started();
-        await held;
-        return { statusCode: 200, headers: {}, body: '{"status":"queued"}' };
-      },
+      handler: held.handler,
       maxBodyBytes: MAX_BODY_BYTES,
     });
     // Answered 404 by the server itself: its connection stays open, idle, in fetch's pool.
     const idle = await fetch(new URL('/elsewhere', server.url));
     await idle.text();
     const call = fetch(server.url, { method: 'POST', body: '{}' });
-    await running;
+    await held.running;
 
     // Act
     let stopped = false;
@@ -421,7 +410,7 @@ describe('Function: startWebhookServer', () => {
     await new Promise((wait) => setTimeout(wait, 100));
     const stoppedWhileHeld = stopped;
     const releasedAt = Date.now();
-    release();
+    held.release();
     const response = await call;
     await stopping;
     const stopMs = Date.now() - releasedAt;
@@ -437,11 +426,12 @@ describe('Function: startWebhookServer', () => {
   });
 
   it('drops the connection of a call still under way when the drain time-out passes', async () => {
-    // Prepare: a handler that never answers.
+    // Prepare: a handler that never answers, with a call in it.
+    const held = heldHandler();
     server = await startWebhookServer({
       port: 0,
       host: '127.0.0.1',
-      handler: () => new Promise(() => undefined),
+      handler: held.handler,
       maxBodyBytes: MAX_BODY_BYTES,
       drainTimeoutMs: 200,
     });
@@ -450,7 +440,7 @@ describe('Function: startWebhookServer', () => {
       'POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}',
       5_000,
     );
-    await new Promise((wait) => setTimeout(wait, 100));
+    await held.running;
 
     // Act
     const startedAt = Date.now();
@@ -463,7 +453,93 @@ describe('Function: startWebhookServer', () => {
     expect(Date.now() - startedAt).toBeLessThan(2_000);
     expect(answer).toBe('');
   });
+
+  it('answers the call under way with connection: close and takes no request pipelined behind it', async () => {
+    // Prepare: two calls sent back to back on one connection, the first held in the handler.
+    const held = heldHandler();
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler: held.handler,
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
+    const call = 'POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}';
+    const answers = rawRequest(server.port, `${call}${call}`, 5_000);
+    await held.running;
+
+    // Act
+    const stopping = server.close();
+    held.release();
+    await stopping;
+    server = undefined;
+    const answer = await answers;
+
+    // Assess: one answer, which closed the connection; the second call never reached the handler.
+    expect(answer.match(/^HTTP\/1\.1 /gm)).toEqual(['HTTP/1.1 ']);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(held.calls()).toBe(1);
+  });
+
+  it('drops a call whose body is still arriving instead of waiting for it', async () => {
+    // Prepare: a call that announces 10 bytes and sends 2, so it never reaches the handler.
+    const held = heldHandler();
+    server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      handler: held.handler,
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
+    const answers = rawRequest(
+      server.port,
+      'POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{}',
+      5_000,
+    );
+    await new Promise((wait) => setTimeout(wait, 200));
+
+    // Act
+    const startedAt = Date.now();
+    await server.close();
+    server = undefined;
+
+    // Assess: not held for the drain time-out (15 s), and nothing handled or answered.
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    expect(await answers).toBe('');
+    expect(held.calls()).toBe(0);
+  });
 });
+
+/**
+ * A handler that holds every call until `release`: `running` settles when the first call is in
+ * it, `calls` counts the calls it was given.
+ */
+function heldHandler(): {
+  handler: ProxyHandler;
+  running: Promise<void>;
+  release: () => void;
+  calls: () => number;
+} {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let started: () => void = () => undefined;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  let calls = 0;
+  return {
+    handler: async () => {
+      calls++;
+      started();
+      await held;
+      return { statusCode: 200, headers: {}, body: '{"status":"queued"}' };
+    },
+    running,
+    release: () => release(),
+    calls: () => calls,
+  };
+}
 
 /** A handler that takes 5 ms per call and counts how many calls it ran at once, at most. */
 function countingEnvironment(): {
