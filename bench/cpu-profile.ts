@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** The parts of a V8 CPU profile (`node --cpu-prof`) read here. */
 export interface CpuProfile {
@@ -148,11 +149,28 @@ function lookupFolders(root: string, from: string): string[] {
 }
 
 /**
- * A pattern matching the URL of a file in any of `packages` (under a `node_modules` folder).
+ * A pattern matching the URL of a file of any of `packages`: the innermost `node_modules` folder
+ * of its path holds one of them (a copy nested in another package belongs to itself).
  *
  * @param packages - package names, scoped ones included
  */
 export function packagesUrl(packages: Iterable<string>): RegExp {
-  const names = [...packages].map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
-  return new RegExp(`/node_modules/(?:${names.join('|')})/`);
+  const names = [...packages].map(escapeRegExp);
+  return new RegExp(`/node_modules/(?:${names.join('|')})/(?!(?:.*/)?node_modules/)`);
+}
+
+/**
+ * A pattern matching the URL of a file of the project itself whose path below `projectDir`
+ * starts with `path` (a regular-expression source, e.g. `lambda/`), so that a checkout under a
+ * folder of that name matches nothing more.
+ *
+ * @param projectDir - the project folder
+ * @param path - where the files lie below it
+ */
+export function projectUrl(projectDir: string, path: string): RegExp {
+  return new RegExp(`^${escapeRegExp(pathToFileURL(resolve(projectDir)).href)}/(?:${path})`);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

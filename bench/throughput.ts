@@ -14,6 +14,7 @@ import {
   cpuBreakdown,
   dependencyClosure,
   packagesUrl,
+  projectUrl,
   readMainThreadProfile,
 } from './cpu-profile.js';
 import { percentile } from './percentile.js';
@@ -110,21 +111,23 @@ async function npmStartParts(): Promise<CpuPart[]> {
   const only = (names: Set<string>, ...others: Set<string>[]): string[] =>
     [...names].filter((name) => !others.some((other) => other.has(name)));
   return [
-    { name: 'receiver handler and signature check (lambda/)', url: /\/lambda\// },
+    { name: 'receiver handler and signature check (lambda/)', url: projectUrl(ROOT, 'lambda/') },
     { name: 'Powertools logger and metrics', url: /\/@aws-lambda-powertools\// },
     { name: 'AWS SDK clients: SendMessage, PutRecord (and their packages)', url: packagesUrl(sdk) },
     {
       name: 'embedded SQS: local-aws-sqs, its packages, local-queues.ts, queue-journal.ts',
       url: new RegExp(
-        `${packagesUrl(only(sqs, sdk)).source}|/local/(local-queues|queue-journal)\\.ts`,
+        `${packagesUrl(only(sqs, sdk)).source}|${projectUrl(ROOT, String.raw`local/(?:local-queues|queue-journal)\.ts`).source}`,
       ),
     },
     {
       name: 'archive: Firehose stand-in, s3rver and its packages, local-archive.ts',
-      url: new RegExp(`${packagesUrl(only(s3, sdk, sqs)).source}|/local/local-archive\\.ts`),
+      url: new RegExp(
+        `${packagesUrl(only(s3, sdk, sqs)).source}|${projectUrl(ROOT, String.raw`local/local-archive\.ts`).source}`,
+      ),
     },
-    { name: 'inspector (local/inspector/)', url: /\/local\/inspector\// },
-    { name: 'local HTTP server and API Gateway event (local/)', url: /\/local\// },
+    { name: 'inspector (local/inspector/)', url: projectUrl(ROOT, 'local/inspector/') },
+    { name: 'local HTTP server and API Gateway event (local/)', url: projectUrl(ROOT, 'local/') },
     {
       name: 'hashing (node:crypto: signature HMAC, SigV4, MD5 checks)',
       url: /^node:internal\/crypto\//,

@@ -7,6 +7,7 @@ import {
   cpuBreakdown,
   dependencyClosure,
   packagesUrl,
+  projectUrl,
 } from '../../bench/cpu-profile.js';
 
 const frame = (id: number, url: string, functionName = 'f') => ({
@@ -119,5 +120,27 @@ describe('Function: packagesUrl', () => {
     expect(url.test('file:///app/node_modules/koa-compose/index.js')).toBe(false);
     expect(url.test('file:///app/node_modules/@aws-sdk/client-sqs/index.js')).toBe(false);
     expect(url.test('file:///app/lambda/koa/index.ts')).toBe(false);
+  });
+
+  it('charges a copy nested in a named package to its own name, not to the package around it', () => {
+    // Act
+    const url = packagesUrl(['koa']);
+
+    // Assess
+    expect(url.test('file:///app/node_modules/koa/node_modules/debug/src/index.js')).toBe(false);
+    expect(url.test('file:///app/node_modules/other/node_modules/koa/lib/context.js')).toBe(true);
+  });
+});
+
+describe('Function: projectUrl', () => {
+  it("matches the project's own files below the path, wherever the checkout lies, and no others", () => {
+    // Act
+    const url = projectUrl('/srv/lambda/app/', 'lambda/');
+
+    // Assess
+    expect(url.test('file:///srv/lambda/app/lambda/receiver/handler.ts')).toBe(true);
+    expect(url.test('file:///srv/lambda/app/node_modules/x/lambda/index.js')).toBe(false);
+    expect(url.test('file:///srv/lambda/app/local/start.ts')).toBe(false);
+    expect(url.test('file:///srv/lambda/other/lambda/handler.ts')).toBe(false);
   });
 });
