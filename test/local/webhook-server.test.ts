@@ -390,12 +390,7 @@ describe('Function: startWebhookServer', () => {
   it('answers the calls under way before it stops, and stops without waiting for idle connections', async () => {
     // Prepare: a handler that holds its call until released, and an idle kept-alive connection.
     const held = heldHandler();
-    server = await startWebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      handler: held.handler,
-      maxBodyBytes: MAX_BODY_BYTES,
-    });
+    server = await serveOnLoopback(held.handler);
     // Answered 404 by the server itself: its connection stays open, idle, in fetch's pool.
     const idle = await fetch(new URL('/elsewhere', server.url));
     await idle.text();
@@ -428,13 +423,7 @@ describe('Function: startWebhookServer', () => {
   it('drops the connection of a call still under way when the drain time-out passes', async () => {
     // Prepare: a handler that never answers, with a call in it.
     const held = heldHandler();
-    server = await startWebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      handler: held.handler,
-      maxBodyBytes: MAX_BODY_BYTES,
-      drainTimeoutMs: 200,
-    });
+    server = await serveOnLoopback(held.handler, { drainTimeoutMs: 200 });
     const pending = rawRequest(
       server.port,
       'POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}',
@@ -457,12 +446,7 @@ describe('Function: startWebhookServer', () => {
   it('answers the call under way with connection: close and takes no request pipelined behind it', async () => {
     // Prepare: two calls sent back to back on one connection, the first held in the handler.
     const held = heldHandler();
-    server = await startWebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      handler: held.handler,
-      maxBodyBytes: MAX_BODY_BYTES,
-    });
+    server = await serveOnLoopback(held.handler);
     const call = 'POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}';
     const answers = rawRequest(server.port, `${call}${call}`, 5_000);
     await held.running;
@@ -484,12 +468,7 @@ describe('Function: startWebhookServer', () => {
   it('drops a call whose body is still arriving instead of waiting for it', async () => {
     // Prepare: a call that announces 10 bytes and sends 2, so it never reaches the handler.
     const held = heldHandler();
-    server = await startWebhookServer({
-      port: 0,
-      host: '127.0.0.1',
-      handler: held.handler,
-      maxBodyBytes: MAX_BODY_BYTES,
-    });
+    server = await serveOnLoopback(held.handler);
     const answers = rawRequest(
       server.port,
       'POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{}',
@@ -508,6 +487,20 @@ describe('Function: startWebhookServer', () => {
     expect(held.calls()).toBe(0);
   });
 });
+
+/** A server for `handler` on a free loopback port, with the receiver's body limit. */
+function serveOnLoopback(
+  handler: ProxyHandler,
+  options: { readonly drainTimeoutMs?: number } = {},
+): Promise<WebhookServer> {
+  return startWebhookServer({
+    port: 0,
+    host: '127.0.0.1',
+    handler,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ...options,
+  });
+}
 
 /**
  * A handler that holds every call until `release`: `running` settles when the first call is in
