@@ -151,7 +151,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const environments = new Environments(options.handler, options.startEnvironment);
   const invokeInTurn: ProxyHandler = (event, context) => environments.invoke(event, context);
   const connections = new Connections();
-  const draining = new Draining();
+  const draining = new Draining(connections);
   const server = createServer(
     {
       headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
@@ -221,10 +221,15 @@ class Draining {
     { readonly request: IncomingMessage; readonly answered: Promise<void> }
   >();
   #stopping = false;
+  readonly #connections: Connections;
+
+  constructor(connections: Connections) {
+    this.#connections = connections;
+  }
 
   /** Keeps the call among the calls under way until it is answered; returns `call`. */
   track(request: IncomingMessage, response: ServerResponse, call: Promise<void>): Promise<void> {
-    if (this.#stopping) closeAfter(response);
+    if (this.#stopping) this.#closeAfter(request, response);
     const answered = call.then(
       () => sent(response),
       () => sent(response),
@@ -243,7 +248,7 @@ class Draining {
   async drain(timeoutMs: number): Promise<void> {
     this.#stopping = true;
     for (const [response, { request }] of this.#underWay) {
-      if (request.complete) closeAfter(response);
+      if (request.complete) this.#closeAfter(request, response);
       else request.socket.destroy();
     }
     let timer: NodeJS.Timeout | undefined;
@@ -260,11 +265,16 @@ class Draining {
       clearTimeout(timer);
     }
   }
-}
 
-/** Makes an answer not yet started close its connection. */
-function closeAfter(response: ServerResponse): void {
-  if (!response.headersSent) response.setHeader('connection', 'close');
+  /**
+   * Makes an answer not yet started close its connection, and takes nothing after it on that
+   * connection (the header alone does not stop Node from parsing a request pipelined behind).
+   */
+  #closeAfter(request: IncomingMessage, response: ServerResponse): void {
+    if (response.headersSent) return;
+    response.setHeader('connection', 'close');
+    this.#connections.closeAfterAnswer(request.socket);
+  }
 }
 
 /**

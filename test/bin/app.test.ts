@@ -3,17 +3,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CDK_JSON_CONTEXT, SKIP_BUNDLING, testOutdir } from '../lib/cdk-app.js';
+import { toolEnvironment } from '../support/tool-environment.js';
 
 /** Runs bin/app.ts the way the CDK CLI does: assembly directory and context (cdk.json plus -c) by environment. */
 function runApp(context: Record<string, unknown>, outdir: string) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
     cwd: new URL('../..', import.meta.url),
-    env: {
-      PATH: process.env.PATH,
+    env: toolEnvironment({
       HOME: process.env.HOME,
       CDK_OUTDIR: outdir,
       CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, ...SKIP_BUNDLING, ...context }),
-    },
+    }),
     encoding: 'utf8',
   });
 }

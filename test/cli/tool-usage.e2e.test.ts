@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'vitest';
+import { toolEnvironment } from '../support/tool-environment.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -23,9 +24,7 @@ const TOOLS = {
 
 /** Runs a tool as npm does (node with tsx, in the checkout) and collects its output. */
 function run(file: string, args: readonly string[]) {
-  return collect(process.execPath, ['--import', 'tsx', file, ...args], {
-    PATH: process.env.PATH ?? '',
-  });
+  return collect(process.execPath, ['--import', 'tsx', file, ...args], toolEnvironment());
 }
 
 /** Runs a command in the checkout and collects its output. */

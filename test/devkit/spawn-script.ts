@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { makeScratchDir } from '../support/scratch-dir.js';
+import { toolEnvironment } from '../support/tool-environment.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -30,7 +31,7 @@ export function runScript(
 ): Promise<ScriptRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', `cli/${name}.ts`, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: toolEnvironment(env),
   });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
