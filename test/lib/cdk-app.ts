@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { App, type AppProps } from 'aws-cdk-lib';
 import { afterAll } from 'vitest';
 
@@ -13,10 +13,10 @@ export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
 export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 
 /**
- * Cloud assemblies of the importing test file go under the checkout's git-ignored `.local/`, never
- * the system temp folder, and are removed when the file's tests end.
+ * Cloud assemblies of the importing test file go under the test run's temp folder (TMPDIR, which
+ * `test/support/temp-folder.ts` points under the checkout's git-ignored `.local/`, never the
+ * system temp folder), and are removed when the file's tests end.
  */
-const SCRATCH_ROOT = fileURLToPath(new URL('../../.local/cdk-test/', import.meta.url));
 let scratch: string | undefined;
 afterAll(() => {
   if (scratch !== undefined) {
@@ -26,10 +26,7 @@ afterAll(() => {
 
 /** A fresh, empty cloud assembly directory, removed after the importing file's tests. */
 export function testOutdir(): string {
-  if (scratch === undefined) {
-    mkdirSync(SCRATCH_ROOT, { recursive: true });
-    scratch = mkdtempSync(join(SCRATCH_ROOT, 'run-'));
-  }
+  scratch ??= mkdtempSync(join(tmpdir(), 'cdk-test-'));
   return mkdtempSync(join(scratch, 'out-'));
 }
 
