@@ -52,19 +52,23 @@ function signedRequests(path: string, key: string) {
 /** The hostile mix as the issue measured it: `npm run loadtest -- --requests 3000 --concurrency 16`. */
 const HOSTILE_MIX = { requests: 3000, concurrency: 16, seed: 1, timeLimitSeconds: 120 } as const;
 
-/** Valid calls under autocannon: the request path at its fastest. */
-async function validCalls(): Promise<AutocannonResult> {
-  return (await loadLocalProcess([], () => () => undefined)).result;
+/** A run of the valid calls: autocannon's figures, and when the measured part ran. */
+interface ValidCallsRun {
+  readonly result: AutocannonResult;
+  /** The measured run, in microseconds on the monotonic clock CPU profiles are stamped with. */
+  readonly window: { readonly fromUs: number; readonly toUs: number };
+  /** CPU milliseconds of this process (autocannon) over the measured run. */
+  readonly generatorMs: number;
 }
 
+/** Microseconds on the monotonic clock that CPU profiles are stamped with. */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
 /**
- * Runs the valid calls against a fresh `npm start` child started with `nodeOptions`: a warm-up,
- * then the measured run, with `measure` called around the measured run only.
+ * Valid calls under autocannon, the request path at its fastest, against a fresh `npm start`
+ * child started with `nodeOptions`: a warm-up, then the measured run.
  */
-async function loadLocalProcess<T>(
-  nodeOptions: readonly string[],
-  measure: () => () => T,
-): Promise<{ readonly result: AutocannonResult; readonly measured: T }> {
+async function validCalls(nodeOptions: readonly string[] = []): Promise<ValidCallsRun> {
   // The loadtest's start: a clean first run in a scratch folder under .local/, removed at stop.
   const receiver = await startLocalProcess({ projectDir: ROOT, env: process.env, nodeOptions });
   try {
@@ -76,17 +80,20 @@ async function loadLocalProcess<T>(
     };
     // Lets the JIT compile the request path and the SDK open its keep-alive connections.
     await autocannon({ ...load, duration: WARM_UP_SECONDS });
-    const stop = measure();
+    const fromUs = monotonicUs();
+    const cpu = process.cpuUsage();
     const result = await autocannon({ ...load, duration: SECONDS });
-    return { result, measured: stop() };
+    const used = process.cpuUsage(cpu);
+    return {
+      result,
+      window: { fromUs, toUs: monotonicUs() },
+      generatorMs: (used.user + used.system) / 1000,
+    };
   } finally {
     // Stopping removes the run's folder, and with it the messages the run queued.
     await receiver.stop();
   }
 }
-
-/** Microseconds on the monotonic clock that CPU profiles are stamped with. */
-const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** Where the CPU of a valid call goes in npm start, and what its load generator spends. */
 interface ProfiledRun {
@@ -150,23 +157,13 @@ async function profiledValidCalls(): Promise<ProfiledRun> {
   const dir = await mkdtemp(join(ROOT, '.local', 'profile-'));
   try {
     const parts = await npmStartParts();
-    const { result, measured } = await loadLocalProcess(
-      ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-      () => {
-        const fromUs = monotonicUs();
-        const cpu = process.cpuUsage();
-        return () => {
-          const used = process.cpuUsage(cpu);
-          return { fromUs, toUs: monotonicUs(), generatorMs: (used.user + used.system) / 1000 };
-        };
-      },
-    );
+    const run = await validCalls(['--cpu-prof', `--cpu-prof-dir=${dir}`]);
     // The child writes its profile as it exits, which the run waited for.
     const profile = await readMainThreadProfile(dir);
     return {
-      calls: result.requests.total,
-      breakdown: cpuBreakdown(profile, measured, parts),
-      generatorMs: measured.generatorMs,
+      calls: run.result.requests.total,
+      breakdown: cpuBreakdown(profile, run.window, parts),
+      generatorMs: run.generatorMs,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -219,7 +216,7 @@ export const throughputSection: BenchSection = {
   name: 'throughput',
   async run(): Promise<BenchTable[]> {
     const [loadBefore = Number.NaN] = loadavg();
-    const valid = await validCalls();
+    const { result: valid } = await validCalls();
     const mix = await hostileMix();
     const profiled = await profiledValidCalls();
     const { run, queue, verdict } = mix;

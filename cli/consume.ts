@@ -11,7 +11,13 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
-import { DLQ_NAME, localPort, localQueueUrl, QUEUE_NAME } from '../devkit/local-run.js';
+import {
+  DLQ_NAME,
+  LOCAL_PORTS,
+  localPort,
+  localQueueUrl,
+  QUEUE_NAME,
+} from '../devkit/local-run.js';
 import { withTimeout } from '../devkit/network.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
@@ -38,7 +44,7 @@ const USAGE = `Usage: npm run consume -- [--queue-url URL | --dlq] [--follow] [-
 Receives the webhook events the receiver queued, prints them and deletes them.
 
   --queue-url URL   queue to read (default: the local queue of npm start,
-                    http://127.0.0.1:$LOCAL_SQS_PORT/123456789012/webhook-events, port default 9324);
+                    http://127.0.0.1:$${LOCAL_PORTS.queue.variable}/123456789012/webhook-events, port default ${LOCAL_PORTS.queue.default});
                     for a deployed stack use its QueueUrl output (normal AWS credentials apply)
   --dlq             read the local dead-letter queue (webhook-events-dlq) instead: messages
                     received 5 times without being deleted; for a deployed stack pass its

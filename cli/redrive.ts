@@ -21,8 +21,8 @@ import {
 import { wholeCountOption } from '../devkit/cli-options.js';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
 import {
-  DEFAULT_LOCAL_SQS_PORT,
   DLQ_NAME,
+  LOCAL_PORTS,
   localPort,
   localQueueUrl,
   QUEUE_NAME,
@@ -51,7 +51,7 @@ the queue the consumer reads, once the cause is fixed. Ends with "moved <n> mess
   --stack NAME   a deployed stack (cdk deploy names it ${DEFAULT_STACK_NAME}): its ${STACK_OUTPUTS.queueUrl} and
                  ${STACK_OUTPUTS.deadLetterQueueUrl} outputs, read through CloudFormation (normal AWS
                  credentials and region apply); default: the local queues of npm start
-                 (http://127.0.0.1:$LOCAL_SQS_PORT, port default ${DEFAULT_LOCAL_SQS_PORT})
+                 (http://127.0.0.1:$${LOCAL_PORTS.queue.variable}, port default ${LOCAL_PORTS.queue.default})
   --max N        move at most N messages (by receive, send and delete, also on a standard queue:
                  SQS's move task cannot be told a count)
   --dry-run      show how many messages would move, and where, and move none

@@ -14,9 +14,8 @@ import {
   ToolError,
 } from '../devkit/exit-status.js';
 import {
-  DEFAULT_LOCAL_S3_PORT,
-  DEFAULT_LOCAL_SQS_PORT,
   LOCAL_ARCHIVE,
+  LOCAL_PORTS,
   localArchiveEndpoint,
   localPort,
   localQueueUrl,
@@ -58,7 +57,7 @@ the bookings it already applied. Ignored and rejected calls are archived but nev
   --stack NAME      the deployed stack (cdk deploy names it ${DEFAULT_STACK_NAME} unless -c stackName):
                     its ${STACK_OUTPUTS.queueUrl} and ${STACK_OUTPUTS.archiveBucketName} outputs (normal AWS
                     credentials and region apply); without it, the local run of npm start
-                    (queue on LOCAL_SQS_PORT, default ${DEFAULT_LOCAL_SQS_PORT}; archive on LOCAL_S3_PORT, default ${DEFAULT_LOCAL_S3_PORT})
+                    (queue on ${LOCAL_PORTS.queue.variable}, default ${LOCAL_PORTS.queue.default}; archive on ${LOCAL_PORTS.archive.variable}, default ${LOCAL_PORTS.archive.default})
   --dry-run         list what would be sent (time, endpoint, event, dedup key), send nothing
   --help            show this help
 

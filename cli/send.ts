@@ -9,7 +9,7 @@ import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { readFileOption } from '../devkit/cli-options.js';
 import { DOTENV_FILE, findWebhookSecret, readDotEnv } from '../devkit/dotenv.js';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, NoKeyError, ToolError } from '../devkit/exit-status.js';
-import { ENDPOINTS_VARIABLE, endpointsFrom, localPort } from '../devkit/local-run.js';
+import { ENDPOINTS_VARIABLE, endpointsFrom, LOCAL_PORTS, localPort } from '../devkit/local-run.js';
 import { withTimeout } from '../devkit/network.js';
 import { postWebhook } from '../devkit/post-webhook.js';
 import { readEndpointKey, readSecretIdKey, type SigningKey } from '../devkit/signing-key.js';
@@ -32,10 +32,10 @@ const USAGE = `Usage: npm run send -- [--url URL] [--endpoint NAME] [--file payl
 Signs a webhook call as the booking service does (Service-Signature: t=<now>,signature=<HMAC>)
 and POSTs it, printing each response.
 
-  --url URL         receiver URL (default http://127.0.0.1:$PORT/webhook, PORT default 3000);
+  --url URL         receiver URL (default http://127.0.0.1:$${LOCAL_PORTS.webhook.variable}/webhook, ${LOCAL_PORTS.webhook.variable} default ${LOCAL_PORTS.webhook.default});
                     for a deployed stack use its WebhookUrl output
   --endpoint NAME   send to endpoint NAME of npm start's ENDPOINTS: to /webhook/NAME (default
-                    http://127.0.0.1:$PORT/webhook/NAME; a --url must end in /webhook/NAME),
+                    http://127.0.0.1:$${LOCAL_PORTS.webhook.variable}/webhook/NAME; a --url must end in /webhook/NAME),
                     signed with its key WEBHOOK_SECRET_<NAME> (environment, then .env);
                     required when ENDPOINTS is set (environment or .env) and --url is not given
   --file PATH       send this file's bytes as the body instead of a generated booking

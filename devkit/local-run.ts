@@ -29,7 +29,7 @@ export function isLoopbackHostHeader(host: string | undefined): boolean {
 }
 
 /** Port of the local webhook endpoint when `PORT` is not set. */
-export const DEFAULT_PORT = 3000;
+const DEFAULT_PORT = 3000;
 
 /** Name of the queue the receiver forwards verified events to (same name as in the deployed stack). */
 export const QUEUE_NAME = 'webhook-events';
@@ -38,7 +38,7 @@ export const QUEUE_NAME = 'webhook-events';
 export const DLQ_NAME = 'webhook-events-dlq';
 
 /** Port of the embedded queue server when `LOCAL_SQS_PORT` is not set. */
-export const DEFAULT_LOCAL_SQS_PORT = 9324;
+const DEFAULT_LOCAL_SQS_PORT = 9324;
 
 /** Cosmetic account id that appears in local queue URLs and ARNs. */
 export const LOCAL_ACCOUNT_ID = '123456789012';
@@ -52,7 +52,7 @@ export function localQueueUrl(port: number = DEFAULT_LOCAL_SQS_PORT, name = QUEU
 }
 
 /** Port of the local archive (S3, and the Firehose stand-in) when `LOCAL_S3_PORT` is not set. */
-export const DEFAULT_LOCAL_S3_PORT = 9325;
+const DEFAULT_LOCAL_S3_PORT = 9325;
 
 /** The local archive's bucket, and the delivery stream name the local receiver is given. */
 export const LOCAL_ARCHIVE = { bucket: 'webhook-archive', stream: 'webhook-archive' } as const;

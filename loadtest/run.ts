@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { DOTENV_FILE, findWebhookSecret } from '../devkit/dotenv.js';
 import { type LocalProcess, startLocalProcess } from '../devkit/local-process.js';
-import { localPort, localQueueUrl } from '../devkit/local-run.js';
+import { LOCAL_PORTS, localPort, localQueueUrl } from '../devkit/local-run.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
@@ -39,7 +39,7 @@ message exists, and that forged, stale and oversized calls got 401, 401 and 413.
                         terminal); by default npm start is started as a child process on free
                         ports with its own key, and stopped afterwards
   --queue-url URL       with --url: the queue it forwards to (default the local queue on
-                        LOCAL_SQS_PORT, 9324)
+                        ${LOCAL_PORTS.queue.variable}, ${LOCAL_PORTS.queue.default})
   --seed N              seed of the mix and the generated bookings (default 1)
   --time-limit SECONDS  no call is started after this (default 120); unsent calls fail the run
   --help                show this help

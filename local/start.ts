@@ -24,11 +24,11 @@ queue webhook-events-dlq) and an HTTP endpoint POST /webhook that calls the prod
   --help           show this help
 
 Environment (also read from .env for WEBHOOK_SECRET, ENDPOINTS and WEBHOOK_SECRET_<NAME>):
-  PORT             port of the webhook endpoint (default 3000; 0 = any free port)
+  ${LOCAL_PORTS.webhook.variable}             port of the webhook endpoint (default ${LOCAL_PORTS.webhook.default}; 0 = any free port)
   HOST             interface of the webhook endpoint (default 127.0.0.1)
-  LOCAL_SQS_PORT   port of the embedded queue, always on 127.0.0.1 (default 9324; 0 = any free port)
-  LOCAL_S3_PORT    port of the archive (S3, and a Firehose stand-in the receiver writes through),
-                   always on 127.0.0.1 (default 9325; 0 = any free port); kept in
+  ${LOCAL_PORTS.queue.variable}   port of the embedded queue, always on 127.0.0.1 (default ${LOCAL_PORTS.queue.default}; 0 = any free port)
+  ${LOCAL_PORTS.archive.variable}    port of the archive (S3, and a Firehose stand-in the receiver writes through),
+                   always on 127.0.0.1 (default ${LOCAL_PORTS.archive.default}; 0 = any free port); kept in
                    LOCAL_STATE_DIR/archive, read by npm run replay
   INSPECTOR        the delivery inspector at /_inspector: unset = served on loopback only,
                    'on' = served whatever HOST is, 'off' = not served

@@ -95,6 +95,7 @@ describe('Every tool: its npm script', () => {
       // Act
       const results = await Promise.all(
         Object.keys(TOOLS).map((name) =>
+          // Not toolEnvironment(): turning tsx's cache off is the npm scripts' own job here.
           collect('npm', ['run', '--silent', name, '--', '--help'], {
             PATH: process.env.PATH ?? '',
             TMPDIR: tmp,
