@@ -31,6 +31,11 @@ export interface LocalReceiverOptions extends StartConfig {
   readonly onHandlerError: (error: unknown) => void;
   /** Called with the inspector's own failures, which never change an answer (the caller prints them). */
   readonly onInspectorError: (error: unknown) => void;
+  /**
+   * Called when the archive could not write a buffer of records, which stay in the state folder
+   * and are tried again (the caller prints it).
+   */
+  readonly onArchiveError: (error: unknown) => void;
   /** Called with one line when a client disconnects mid-request (the caller prints it). */
   readonly onClientGone?: (line: string) => void;
   /** Starts with empty queues (`npm start -- --fresh`). */
@@ -141,6 +146,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
     archive = await startLocalArchive({
       port: options.localS3Port,
       stateDir: options.stateDir,
+      onWriteError: options.onArchiveError,
       ...(inspector === undefined ? {} : { onArchived: inspector.onArchived }),
     });
   } catch (error) {

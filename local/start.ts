@@ -69,6 +69,11 @@ async function run(config: StartOptions): Promise<number> {
       onHandlerError: (error) => console.error('The handler threw (answered 502):', error),
       onInspectorError: (error) =>
         console.error('The inspector failed (no answer was changed):', error),
+      onArchiveError: (error) =>
+        console.error(
+          'The archive could not write its buffer (its records are kept and tried again):',
+          error,
+        ),
       onClientGone: (line) => console.error(`Client disconnected: ${line}`),
     });
   } catch (error) {

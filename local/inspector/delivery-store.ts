@@ -1,4 +1,4 @@
-import type { DeliverySummary, QueuedMessage, StoredDelivery } from './delivery.js';
+import type { ArchiveLink, DeliverySummary, QueuedMessage, StoredDelivery } from './delivery.js';
 import { MAX_HELD_BODY_BYTES, MAX_KEPT_DELIVERIES } from './limits.js';
 
 /** What the store tells its listeners (the page's live stream). */
@@ -51,8 +51,14 @@ export class DeliveryStore {
     this.#tell({ kind: 'delivery', delivery });
   }
 
-  /** Links a replay or a queue message to a kept delivery (no-op when it is gone) and tells the listeners. */
-  update(id: string, change: { replayOf?: string; message?: QueuedMessage }): void {
+  /**
+   * Links a replay, a queue message or an archive object to a kept delivery (no-op when it is
+   * gone) and tells the listeners.
+   */
+  update(
+    id: string,
+    change: { replayOf?: string; message?: QueuedMessage; archive?: ArchiveLink },
+  ): void {
     const stored = this.#deliveries.get(id);
     if (stored === undefined) return;
     stored.change(change);

@@ -109,12 +109,18 @@ export function createInspector(options: InspectorOptions): Inspector {
     return stored.detail();
   };
 
-  // The receiver archives a call before it answers, so its object waits here for the delivery,
-  // keyed by the request id the record carries; bounded like the tracker's unmatched sends.
+  // The archive writes a call's record with the others of its buffer, mostly after the call was
+  // answered and kept here, and is then linked at once; an object written before the delivery is
+  // kept waits here for it, keyed by the request id the record carries, bounded like the
+  // tracker's unmatched sends.
   const archivedByRequest = new Map<string, ArchivedObject>();
   const onArchived = (record: Buffer, object: ArchivedObject): void => {
     const requestId = requestIdOf(record);
     if (requestId === undefined) return;
+    if (store.get(requestId) !== undefined) {
+      store.update(requestId, { archive: object });
+      return;
+    }
     archivedByRequest.set(requestId, object);
     const oldest = archivedByRequest.keys().next().value;
     if (archivedByRequest.size > MAX_UNCLAIMED_ARCHIVED && oldest !== undefined) {

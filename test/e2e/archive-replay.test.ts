@@ -9,12 +9,13 @@ import { loadConsumerConfig } from '../../lambda/consumer/config.js';
 import { createConsumerHandler } from '../../lambda/consumer/handler.js';
 import { loadConfig } from '../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../lambda/receiver/handler.js';
-import { type LocalArchive, startLocalArchive } from '../../local/local-archive.js';
+import type { LocalArchive } from '../../local/local-archive.js';
 import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
 import { runTool } from '../devkit/run-tool.js';
 import { httpApiEvent, lambdaContext } from '../support/api-gateway-events.js';
 import { bookingPayload, signedCall, TEST_KEY } from '../support/booking.js';
 import { captureOutput } from '../support/capture-output.js';
+import { startTestArchive } from '../support/local-archive.js';
 import { useLocalDynamoDb } from '../support/local-dynamodb.js';
 import { LOCAL_AWS_SETTINGS } from '../support/local-sqs.js';
 import { refusingEndpoint } from '../support/refusing-endpoint.js';
@@ -39,7 +40,7 @@ describe('npm run replay against the local run', () => {
 
   beforeAll(async () => {
     queues = await startLocalQueues({ port: 0 });
-    archive = await startLocalArchive({ port: 0, stateDir: stateDir() });
+    archive = await startTestArchive(stateDir());
     receiver = createHandler(
       loadConfig({
         WEBHOOK_SECRET: TEST_KEY,
@@ -114,6 +115,8 @@ describe('npm run replay against the local run', () => {
     } finally {
       output.restore();
     }
+    // In the bucket now rather than at the end of the stand-in's buffer interval.
+    await archive.flush();
     // Receipt times a few milliseconds apart, so window edges fall between deliveries.
     await sleep(5);
     return body;

@@ -40,6 +40,7 @@ describe('The local run keeps an archive', () => {
     await response.arrayBuffer();
     const id = response.headers.get('x-amzn-requestid') ?? '';
     const to = new Date(Date.now() + 1);
+    await receiver.archive.flush();
 
     // Assess: the record, read back through S3 from the state folder's archive.
     expect(response.status).toBe(200);

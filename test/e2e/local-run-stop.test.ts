@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readArchiveWindow } from '../../cli/lib/archive-reader.js';
 import { buildBookingPayload } from '../../devkit/booking-payload.js';
+import { LOCAL_ARCHIVE } from '../../devkit/local-run.js';
 import { postWebhook } from '../../devkit/post-webhook.js';
+import { localS3Client } from '../../devkit/s3-client.js';
 import { signPayload } from '../../lambda/core/index.js';
 import { STATE_LOCK_FILE } from '../../local/state-lock.js';
 import { receiveAndDeleteAll } from '../support/drain.js';
@@ -37,6 +40,17 @@ async function sendBooking(banner: string): Promise<{ body: string; status: numb
     signPayload(body, KEY, Math.floor(Date.now() / 1000)),
   );
   return { body, status: answer.status };
+}
+
+/** The bodies of the calls archived since `from`, read as `npm run replay` reads them. */
+async function archivedBodies(banner: string, from: Date): Promise<string[]> {
+  const s3 = localS3Client(`http://127.0.0.1:${bannerPort(banner, 'Archive')}`);
+  try {
+    const { calls } = await readArchiveWindow(s3, LOCAL_ARCHIVE.bucket, { from, to: new Date() });
+    return calls.map(({ record }) => Buffer.from(record.body_base64, 'base64').toString('utf8'));
+  } finally {
+    s3.destroy();
+  }
 }
 
 function queueUrl(banner: string): string {
@@ -74,10 +88,11 @@ describe('npm start (stopping)', () => {
     if (code !== undefined) expect(npmCode).toBe(code);
   });
 
-  it('keeps every acknowledged message through SIGKILL and a restart that takes over the stale lock, and --fresh empties the queue', async () => {
-    // Prepare
+  it('keeps every acknowledged message and archive record through SIGKILL and a restart that takes over the stale lock, and --fresh empties the queue', async () => {
+    // Prepare: killed well within the archive's buffer interval, so no record was written yet.
     const stateDir = join(dir(), 'durable');
     const first = start(stateDir);
+    const from = new Date();
     const sent = await Promise.all([1, 2, 3].map(async () => sendBooking(await first.ready())));
     const killed = first.serverPid();
     process.kill(killed, 'SIGKILL');
@@ -89,6 +104,7 @@ describe('npm start (stopping)', () => {
     const second = start(stateDir);
     const secondBanner = await second.ready();
     const kept = await receiveAndDeleteAll(queueUrl(secondBanner));
+    const archived = await archivedBodies(secondBanner, from);
     const one = await sendBooking(secondBanner);
     second.npm.kill('SIGTERM');
     await second.exit;
@@ -103,6 +119,7 @@ describe('npm start (stopping)', () => {
     expect(staleLock).toMatchObject({ pid: killed });
     expect(secondBanner).toContain('3 messages from earlier runs');
     expect(kept.map((message) => message.Body).sort()).toEqual(sent.map((c) => c.body).sort());
+    expect(archived.sort()).toEqual(sent.map((c) => c.body).sort());
     expect(kept.map((message) => message.MessageAttributes?.event?.StringValue)).toEqual([
       'event_booked',
       'event_booked',

@@ -1,9 +1,11 @@
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { FirehoseClient, PutRecordBatchCommand, PutRecordCommand } from '@aws-sdk/client-firehose';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { localS3Client } from '../../devkit/s3-client.js';
-import { startLocalArchive } from '../../local/local-archive.js';
+import { LOCAL_ARCHIVE_BUFFER_MS } from '../../local/local-archive.js';
+import { startTestArchive } from '../support/local-archive.js';
 import { LOCAL_AWS_SETTINGS } from '../support/local-sqs.js';
 import { scratchDir } from '../support/scratch-dir.js';
 
@@ -13,10 +15,10 @@ const stateDir = scratchDir('local-archive');
 const record = (index: number) => Buffer.from(`${JSON.stringify({ index })}\n`);
 
 describe('Function: startLocalArchive', () => {
-  it('writes every record put before close, also those still waiting for their object when close is called', async () => {
+  it('keeps every put it answered through a close, and refuses those that come after it began', async () => {
     // Prepare
     const folder = join(stateDir(), 'close');
-    const archive = await startLocalArchive({ port: 0, stateDir: folder });
+    const archive = await startTestArchive(folder);
     const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
 
     // Act: 200 puts in flight, and close as soon as the first is answered.
@@ -34,37 +36,60 @@ describe('Function: startLocalArchive', () => {
     await closed;
     firehose.destroy();
 
-    // Assess: every put was answered and written, read back from the state folder.
-    const reopened = await startLocalArchive({ port: 0, stateDir: folder });
+    // Assess: every put answered is written, read back from the state folder.
+    const reopened = await startTestArchive(folder);
     const s3 = localS3Client(reopened.endpoint);
     const lines = await countLines(s3, reopened.bucket);
     s3.destroy();
     await reopened.close();
-    expect(answers.filter((answer) => answer.status === 'fulfilled')).toHaveLength(200);
-    expect(lines).toBe(200);
+    const taken = answers.filter((answer) => answer.status === 'fulfilled');
+    const refused = answers.flatMap((answer) =>
+      answer.status === 'rejected' ? [(answer.reason as Error).name] : [],
+    );
+    expect(taken.length).toBeGreaterThan(0);
+    expect(lines).toBe(taken.length);
+    expect(refused.filter((name) => name !== 'ServiceUnavailableException')).toEqual([]);
   });
 
-  it('writes the records of one PutRecordBatch to one object', async () => {
+  it('writes the records put within its buffer interval to one object, without being asked', async () => {
     // Prepare
-    const archive = await startLocalArchive({ port: 0, stateDir: join(stateDir(), 'batch') });
+    const archive = await startTestArchive(join(stateDir(), 'buffer'));
     const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
+    const s3 = localS3Client(archive.endpoint);
+    const objects = async () =>
+      (await s3.send(new ListObjectsV2Command({ Bucket: archive.bucket }))).Contents ?? [];
 
-    // Act
-    const answer = await firehose.send(
+    // Act: a batch of 3 and 17 single puts, all answered before the buffer is written.
+    const batch = await firehose.send(
       new PutRecordBatchCommand({
         DeliveryStreamName: archive.stream,
         Records: [0, 1, 2].map((index) => ({ Data: record(index) })),
       }),
     );
+    await Promise.all(
+      Array.from({ length: 17 }, (_, index) =>
+        firehose.send(
+          new PutRecordCommand({
+            DeliveryStreamName: archive.stream,
+            Record: { Data: record(3 + index) },
+          }),
+        ),
+      ),
+    );
+    const answered = Date.now();
+    const beforeWrite = await objects();
+    while ((await objects()).length === 0 && Date.now() - answered < 5_000) await sleep(50);
+    const writtenAfterMs = Date.now() - answered;
+    const lines = await countLines(s3, archive.bucket);
     firehose.destroy();
-    const s3 = localS3Client(archive.endpoint);
-    const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: archive.bucket }));
     s3.destroy();
     await archive.close();
 
     // Assess
-    expect(answer.FailedPutCount).toBe(0);
-    expect(Contents).toHaveLength(1);
+    expect(batch.FailedPutCount).toBe(0);
+    expect(beforeWrite).toEqual([]);
+    expect(writtenAfterMs).toBeLessThan(LOCAL_ARCHIVE_BUFFER_MS + 1_000);
+    expect(lines).toBe(20);
   });
 });
 

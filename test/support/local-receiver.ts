@@ -3,7 +3,7 @@ import type { InspectorMode } from '../../local/inspector/access.js';
 import { type LocalReceiver, startLocalReceiver } from '../../local/local-receiver.js';
 
 /** Whose failure a receiver started in process reported: the handler's, or the inspector's. */
-export type FailureSource = 'handler' | 'inspector';
+export type FailureSource = 'handler' | 'inspector' | 'archive';
 
 /**
  * Starts what `npm start` runs (`startLocalReceiver`: the embedded queue, then the production
@@ -39,5 +39,6 @@ export function startLocalReceiverInProcess(
     dotEnvPath: join(dir, '.env'),
     onHandlerError: (error) => onFailure('handler', error),
     onInspectorError: (error) => onFailure('inspector', error),
+    onArchiveError: (error) => onFailure('archive', error),
   });
 }

@@ -9,11 +9,12 @@ import { ARCHIVE_LIMITS } from '../../../lambda/receiver/archive-record.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../../lambda/receiver/handler.js';
 import { METRIC_NAMES } from '../../../lambda/receiver/metric-names.js';
-import { type LocalArchive, startLocalArchive } from '../../../local/local-archive.js';
+import type { LocalArchive } from '../../../local/local-archive.js';
 import { closeServer, listen } from '../../../local/net.js';
 import { httpApiEvent, lambdaContext } from '../../support/api-gateway-events.js';
 import { bookingPayload, signedCall, TEST_KEY } from '../../support/booking.js';
 import { type CapturedOutput, captureOutput } from '../../support/capture-output.js';
+import { startTestArchive } from '../../support/local-archive.js';
 import { LOCAL_AWS_SETTINGS, type LocalSqs, startLocalSqs } from '../../support/local-sqs.js';
 import { refusingEndpoint } from '../../support/refusing-endpoint.js';
 import { scratchDir } from '../../support/scratch-dir.js';
@@ -29,7 +30,7 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
 
   beforeAll(async () => {
     sqs = await startLocalSqs();
-    archive = await startLocalArchive({ port: 0, stateDir: stateDir() });
+    archive = await startTestArchive(stateDir());
   });
   afterAll(async () => {
     await archive.close();
@@ -67,8 +68,9 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
     };
   }
 
-  /** The archive's records received since `since`. */
+  /** The archive's records received since `since`, once the stand-in wrote what it buffered. */
   async function archived(since: Date) {
+    await archive.flush();
     const s3 = localS3Client(archive.endpoint);
     try {
       const window = await readArchiveWindow(s3, archive.bucket, {

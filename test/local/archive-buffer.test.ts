@@ -1,0 +1,125 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { ArchiveBuffer, type BufferLimits } from '../../local/archive-buffer.js';
+import { scratchDir } from '../support/scratch-dir.js';
+
+const stateDir = scratchDir('archive-buffer');
+
+const record = (index: number) => Buffer.from(`${JSON.stringify({ index })}\n`);
+const lines = (data: Buffer) => data.toString('utf8').split('\n').filter(Boolean);
+
+/** An object written by a test's buffer: its lines and the records it was told about. */
+interface Written {
+  readonly lines: string[];
+  readonly since: Date;
+}
+
+/** A buffer in a folder of its own whose objects are kept in `written`; `fail` makes writes throw. */
+async function openBuffer(dir: string, limits: BufferLimits, fail = { now: false }) {
+  const written: Written[] = [];
+  const delivered: number[] = [];
+  const errors: unknown[] = [];
+  const buffer = await ArchiveBuffer.open({
+    dir,
+    limits,
+    deliver: async (data, since) => {
+      if (fail.now) throw new Error('disk full');
+      written.push({ lines: lines(data), since });
+      return written.length;
+    },
+    onDelivered: (records, object) => {
+      for (const _ of records) delivered.push(object);
+    },
+    onError: (error) => errors.push(error),
+  });
+  return { buffer, written, delivered, errors };
+}
+
+describe('Class: ArchiveBuffer', () => {
+  it('writes the records taken within its interval as one object, in order, once the oldest has waited that long', async () => {
+    // Prepare
+    const dir = join(stateDir(), 'interval');
+    const { buffer, written, delivered } = await openBuffer(dir, {
+      intervalMs: 300,
+      maxBytes: 1 << 20,
+    });
+    const from = new Date();
+
+    // Act
+    for (let index = 0; index < 20; index++) buffer.add([record(index)]);
+    const before = written.length;
+    await sleep(600);
+
+    // Assess
+    expect(before).toBe(0);
+    expect(written).toHaveLength(1);
+    expect(written[0]?.lines).toEqual(Array.from({ length: 20 }, (_, i) => `{"index":${i}}`));
+    expect(written[0]?.since.getTime()).toBeGreaterThanOrEqual(from.getTime());
+    expect(delivered).toEqual(Array(20).fill(1));
+    await buffer.close();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('writes at once when the buffer reaches its size', async () => {
+    // Prepare
+    const { buffer, written } = await openBuffer(join(stateDir(), 'size'), {
+      intervalMs: 60_000,
+      maxBytes: 30,
+    });
+
+    // Act: 12 bytes a record, so the third fills the buffer.
+    buffer.add([record(1), record(2)]);
+    buffer.add([record(3)]);
+    await buffer.flush();
+    buffer.add([record(4)]);
+    await buffer.close();
+
+    // Assess
+    expect(written.map((object) => object.lines.length)).toEqual([3, 1]);
+  });
+
+  it('keeps the records of a failed write, on disk and in memory, and writes them with the next buffer', async () => {
+    // Prepare
+    const fail = { now: true };
+    const { buffer, written, errors } = await openBuffer(
+      join(stateDir(), 'retry'),
+      { intervalMs: 60_000, maxBytes: 1 << 20 },
+      fail,
+    );
+
+    // Act
+    buffer.add([record(1)]);
+    await buffer.flush();
+    buffer.add([record(2)]);
+    fail.now = false;
+    await buffer.flush();
+    await buffer.close();
+
+    // Assess
+    expect(errors).toEqual([new Error('disk full')]);
+    expect(written.map((object) => object.lines)).toEqual([['{"index":1}', '{"index":2}']]);
+  });
+
+  it('writes what a run could not, first thing when the next opens the folder', async () => {
+    // Prepare: a run whose writes all fail stops with its records on disk.
+    const dir = join(stateDir(), 'left');
+    const failing = await openBuffer(dir, { intervalMs: 60_000, maxBytes: 1 << 20 }, { now: true });
+    failing.buffer.add([record(1), record(2)]);
+    await failing.buffer.flush();
+    failing.buffer.add([record(3)]);
+    await failing.buffer.close();
+
+    // Act
+    const next = await openBuffer(dir, { intervalMs: 60_000, maxBytes: 1 << 20 });
+
+    // Assess
+    expect(failing.written).toEqual([]);
+    expect(next.written.map((object) => object.lines)).toEqual([
+      ['{"index":1}', '{"index":2}', '{"index":3}'],
+    ]);
+    await next.buffer.close();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
