@@ -1,4 +1,5 @@
 import { type FirehoseClient, PutRecordCommand } from '@aws-sdk/client-firehose';
+import { withAbortAfter } from './abort-after.js';
 import { ARCHIVE_LIMITS, type ArchiveRecord } from './archive-record.js';
 
 /** Where the handler puts archive records; never throws, never waits past its bound. */
@@ -28,12 +29,14 @@ export function firehoseArchive(
     async write(record, deadlineAt) {
       const timeLeft = Math.max(1, Math.min(ARCHIVE_LIMITS.writeBoundMs, deadlineAt - now()));
       try {
-        await client.send(
-          new PutRecordCommand({
-            DeliveryStreamName: streamName,
-            Record: { Data: Buffer.from(`${JSON.stringify(record)}\n`, 'utf8') },
-          }),
-          { abortSignal: AbortSignal.timeout(timeLeft) },
+        await withAbortAfter(timeLeft, (abortSignal) =>
+          client.send(
+            new PutRecordCommand({
+              DeliveryStreamName: streamName,
+              Record: { Data: Buffer.from(`${JSON.stringify(record)}\n`, 'utf8') },
+            }),
+            { abortSignal },
+          ),
         );
         return undefined;
       } catch (error) {

@@ -4,6 +4,7 @@ import {
   type SendMessageCommandInput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { withAbortAfter } from './abort-after.js';
 import { SinkSendError } from './decision/receive.js';
 import type { SinkMessage } from './decision/sink-message.js';
 
@@ -57,9 +58,11 @@ export function queueSink(
         Math.min(deadlineMs, deadlineAt === undefined ? deadlineMs : deadlineAt - now()),
       );
       try {
-        await client.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
-          abortSignal: AbortSignal.timeout(timeLeft),
-        });
+        await withAbortAfter(timeLeft, (abortSignal) =>
+          client.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
+            abortSignal,
+          }),
+        );
       } catch (error) {
         throw new SinkSendError(`SendMessage to ${queueUrl} failed`, { cause: error });
       }
