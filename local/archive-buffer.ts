@@ -1,5 +1,6 @@
 import {
   closeSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -11,171 +12,221 @@ import {
 import { join } from 'node:path';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 
-/** When a buffer is delivered: after its oldest record waited this long, or at this size. */
+/** When a buffer is written: once its oldest record has waited `intervalMs`, or at `maxBytes`. */
 export interface BufferLimits {
   readonly intervalMs: number;
   readonly maxBytes: number;
 }
 
-/** Writes one object holding `data`, the records of a buffer in arrival order, the oldest at `since`. */
+/** Writes one object holding `data`, records in arrival order, the oldest taken at `since`. */
 export type DeliverBuffer<T> = (data: Buffer, since: Date) => Promise<T>;
+
+/** Options of {@link ArchiveBuffer.open}. */
+export interface ArchiveBufferOptions<T> {
+  /** The folder of the buffer's files (the state folder). */
+  readonly dir: string;
+  readonly deliver: DeliverBuffer<T>;
+  readonly limits: BufferLimits;
+  /** Called with the records of each object written, and what `deliver` returned. */
+  readonly onDelivered: (records: readonly Buffer[], result: T) => void;
+  /** Called when a buffer could not be written (its records are kept and tried again). */
+  readonly onError: (error: unknown) => void;
+  /**
+   * The clock, epoch milliseconds.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+}
 
 /** A put after {@link ArchiveBuffer.close} (answered as Firehose's ServiceUnavailableException). */
 export class ArchiveClosedError extends WebhookReceiverError {}
 
-/** The file records are appended to until their buffer is delivered. */
-const OPEN_FILE = 'archive-buffer.open';
-/** A buffer being delivered, or whose delivery failed: `archive-buffer.<n>.delivering`. */
-const DELIVERING_FILE = /^archive-buffer\.\d+\.delivering$/;
+/**
+ * A buffer's file: `archive-buffer.<time of its oldest record, epoch ms>.<sequence>` while it
+ * takes records, with `.delivering` added once set aside for its object.
+ */
+const BUFFER_FILE = /^archive-buffer\.(\d+)\.(\d+)(\.delivering)?$/;
 
 /**
- * Records taken but not yet delivered, as Firehose buffers them: delivered together as one object
- * once the oldest has waited `intervalMs` or they reach `maxBytes`, and on {@link close}. Each
- * record is appended to a file in the state folder before {@link add} returns, so a put answered
- * is never lost: a run killed before the delivery leaves the file, and the next
- * {@link ArchiveBuffer.open} delivers it first.
+ * Records taken but not yet written, buffered as Firehose buffers them: written together as one
+ * object once the oldest has waited `intervalMs` or they reach `maxBytes`, and on {@link close}.
+ * Each record is appended to a file in the state folder before {@link add} returns, so a put
+ * answered survives the process being killed: the next {@link ArchiveBuffer.open} writes what a
+ * run left, each buffer as its own object under the time of its oldest record. A run killed
+ * between writing an object and removing its file writes those records again (at least once, as
+ * Firehose). The files are not flushed to the disk (no fsync): a crash of the machine may lose
+ * them, which the archive of a local run can afford (the queue's journal cannot).
  *
- * One delivery runs at a time. A failed one keeps its records and file and is tried again with the
- * next buffer; the error goes to `onError`, as the puts were answered already.
+ * One write runs at a time. A failed one keeps its records and files and is tried again with the
+ * next buffer, on the interval only; the error goes to `onError`, as the puts were answered.
  */
 export class ArchiveBuffer<T> {
-  readonly #dir: string;
-  readonly #deliver: DeliverBuffer<T>;
-  readonly #limits: BufferLimits;
-  readonly #onDelivered: (records: readonly Buffer[], result: T) => void;
-  readonly #onError: (error: unknown) => void;
-  #fd: number;
+  readonly #options: ArchiveBufferOptions<T>;
+  readonly #now: () => number;
+  /** The file taking records, once the first of its buffer came; -1 until then. */
+  #fd = -1;
+  #file = '';
+  #fileBytes = 0;
   #records: Buffer[] = [];
   #bytes = 0;
-  #since: Date | undefined;
-  /** Files holding exactly the records of `#records` that are not in the open file. */
-  #delivering: string[] = [];
+  /** Files set aside, oldest first, whose records lead `#records` (being written, or failed). */
+  #setAside: Array<{ readonly name: string; readonly since: number }> = [];
   #sequence = 0;
   #timer: NodeJS.Timeout | undefined;
   #delivery: Promise<void> = Promise.resolve();
+  #queued: Promise<void> | undefined;
+  #failing = false;
   #closed = false;
 
-  private constructor(
-    dir: string,
-    deliver: DeliverBuffer<T>,
-    limits: BufferLimits,
-    onDelivered: (records: readonly Buffer[], result: T) => void,
-    onError: (error: unknown) => void,
-  ) {
-    this.#dir = dir;
-    this.#deliver = deliver;
-    this.#limits = limits;
-    this.#onDelivered = onDelivered;
-    this.#onError = onError;
-    this.#fd = openSync(join(dir, OPEN_FILE), 'a');
+  private constructor(options: ArchiveBufferOptions<T>) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
   }
 
   /**
-   * Delivers the records a previous run left in `dir` (as one object), then opens an empty
-   * buffer there.
+   * Writes the buffers a previous run left in `dir`, oldest first, each as one object, then
+   * returns an empty buffer there.
    *
-   * @throws the delivery's error when those records cannot be delivered (they stay on disk)
+   * @throws the error of a write that failed (its records stay on disk for the next start)
    */
-  static async open<T>(options: {
-    readonly dir: string;
-    readonly deliver: DeliverBuffer<T>;
-    readonly limits: BufferLimits;
-    readonly onDelivered: (records: readonly Buffer[], result: T) => void;
-    readonly onError: (error: unknown) => void;
-  }): Promise<ArchiveBuffer<T>> {
+  static async open<T>(options: ArchiveBufferOptions<T>): Promise<ArchiveBuffer<T>> {
     const { dir, deliver } = options;
     mkdirSync(dir, { recursive: true });
-    const names = readdirSync(dir);
-    // In the order they were taken: set aside first (by sequence), then the open file.
-    const left = names
-      .filter((name) => DELIVERING_FILE.test(name))
-      .sort((a, b) => sequenceOf(a) - sequenceOf(b));
-    if (names.includes(OPEN_FILE)) left.push(OPEN_FILE);
-    const data = Buffer.concat(left.map((name) => readFileSync(join(dir, name))));
-    if (data.length > 0) await deliver(data, new Date());
-    for (const name of left) rmSync(join(dir, name));
-    return new ArchiveBuffer(dir, deliver, options.limits, options.onDelivered, options.onError);
+    const left = readdirSync(dir)
+      .flatMap((name) => {
+        const match = BUFFER_FILE.exec(name);
+        return match === null ? [] : [{ name, since: Number(match[1]), order: Number(match[2]) }];
+      })
+      .sort((a, b) => a.since - b.since || a.order - b.order);
+    for (const { name, since } of left) {
+      const data = readFileSync(join(dir, name));
+      if (data.length > 0) await deliver(data, new Date(since));
+      rmSync(join(dir, name));
+    }
+    const buffer = new ArchiveBuffer(options);
+    buffer.#sequence = left.reduce((next, { order }) => Math.max(next, order + 1), 0);
+    return buffer;
   }
 
-  /** How many records are waiting to be written (those of a failed write included). */
+  /** How many records wait to be written, those of a write under way or failed included. */
   get size(): number {
     return this.#records.length;
   }
 
-  /** Takes records: on disk when this returns, in an object within the buffer interval. */
+  /**
+   * Takes records: on disk when this returns, in an object within the buffer interval.
+   *
+   * @throws {ArchiveClosedError} after {@link close}
+   * @throws the file system's error when they could not be appended (none of them is kept)
+   */
   add(records: readonly Buffer[]): void {
     if (this.#closed) throw new ArchiveClosedError('the archive is closed');
     if (records.length === 0) return;
     const data = records.length === 1 ? (records[0] as Buffer) : Buffer.concat(records);
-    writeSync(this.#fd, data);
+    if (this.#fd === -1) {
+      this.#file = `archive-buffer.${this.#now()}.${this.#sequence++}`;
+      this.#fd = openSync(join(this.#options.dir, this.#file), 'a');
+      this.#fileBytes = 0;
+    }
+    this.#append(data);
     this.#records.push(...records);
     this.#bytes += data.length;
-    this.#since ??= new Date();
-    if (this.#bytes >= this.#limits.maxBytes) {
-      void this.flush();
-    } else {
-      this.#timer ??= setTimeout(() => void this.flush(), this.#limits.intervalMs).unref();
-    }
+    // After a failed write the records wait for the interval, however many arrive meanwhile.
+    if (this.#bytes >= this.#options.limits.maxBytes && !this.#failing) void this.flush();
+    else this.#flushLater();
   }
 
-  /** Delivers what is buffered now; resolves once every record taken so far was tried. */
+  /**
+   * Writes what is buffered now, after the write under way if any. Resolves once the records
+   * taken so far were tried; rejects only when `onError` throws.
+   */
   flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    const delivered = this.#delivery.then(() => this.#deliverBuffered());
-    // A throwing onError fails this flush only, never the deliveries after it.
-    this.#delivery = delivered.catch(() => undefined);
-    return delivered;
+    // A flush asked for while one waits for its turn would write the same records: it joins it.
+    if (this.#queued !== undefined) return this.#queued;
+    const queued = this.#delivery.then(() => {
+      this.#queued = undefined;
+      return this.#deliverBuffered();
+    });
+    this.#queued = queued;
+    // A throwing onError fails this flush only, never the writes after it.
+    this.#delivery = queued.catch(() => undefined);
+    return queued;
   }
 
-  /** Delivers what is buffered and closes the file; a failed delivery's records stay on disk. */
+  /** Writes what is buffered and closes its file; what cannot be written stays on disk. */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     await this.flush();
     clearTimeout(this.#timer);
-    closeSync(this.#fd);
-    if (this.#records.length === 0) rmSync(join(this.#dir, OPEN_FILE), { force: true });
+    this.#timer = undefined;
+    if (this.#fd !== -1) {
+      closeSync(this.#fd);
+      this.#fd = -1;
+    }
+  }
+
+  /** Appends all of `data`, or none of it: a short write or an error is cut off again. */
+  #append(data: Buffer): void {
+    try {
+      for (let written = 0; written < data.length; ) {
+        written += writeSync(this.#fd, data, written);
+      }
+    } catch (error) {
+      ftruncateSync(this.#fd, this.#fileBytes);
+      throw error;
+    }
+    this.#fileBytes += data.length;
   }
 
   async #deliverBuffered(): Promise<void> {
     if (this.#records.length === 0) return;
+    const { dir } = this.#options;
+    if (this.#fd !== -1) {
+      // Set aside under a new name while still open, so a failed rename changes nothing.
+      const name = `${this.#file}.delivering`;
+      try {
+        renameSync(join(dir, this.#file), join(dir, name));
+      } catch (error) {
+        this.#retryLater(error);
+        return;
+      }
+      closeSync(this.#fd);
+      this.#fd = -1;
+      this.#setAside.push({ name, since: Number(BUFFER_FILE.exec(name)?.[1]) });
+    }
     const records = this.#records;
-    const since = this.#since ?? new Date();
-    // The open file is set aside with these records: new ones go to a new file meanwhile.
-    closeSync(this.#fd);
-    const setAside = `archive-buffer.${this.#sequence++}.delivering`;
-    renameSync(join(this.#dir, OPEN_FILE), join(this.#dir, setAside));
-    this.#fd = openSync(join(this.#dir, OPEN_FILE), 'a');
-    const files = [...this.#delivering, setAside];
-    this.#records = [];
-    this.#bytes = 0;
-    this.#since = undefined;
-    this.#delivering = [];
+    const files = this.#setAside;
+    const since = new Date(files[0]?.since ?? this.#now());
     let result: T;
     try {
-      result = await this.#deliver(Buffer.concat(records), since);
+      result = await this.#options.deliver(Buffer.concat(records), since);
     } catch (error) {
-      // Tried again with the next buffer, in front of the records taken meanwhile.
-      this.#records = [...records, ...this.#records];
-      this.#bytes += records.reduce((sum, record) => sum + record.length, 0);
-      this.#since = since;
-      this.#delivering = files;
-      if (!this.#closed) {
-        this.#timer ??= setTimeout(() => void this.flush(), this.#limits.intervalMs).unref();
-      }
-      this.#onError(error);
+      this.#retryLater(error);
       return;
     }
-    for (const name of files) rmSync(join(this.#dir, name), { force: true });
-    try {
-      this.#onDelivered(records, result);
-    } catch (error) {
-      // An observer (the inspector's link) never fails a delivery.
-      this.#onError(error);
-    }
+    // Records taken meanwhile went to a new file; they wait for the next write.
+    this.#records = this.#records.slice(records.length);
+    this.#bytes = this.#records.reduce((sum, record) => sum + record.length, 0);
+    this.#setAside = this.#setAside.slice(files.length);
+    this.#failing = false;
+    for (const { name } of files) rmSync(join(dir, name), { force: true });
+    this.#options.onDelivered(records, result);
   }
-}
 
-function sequenceOf(name: string): number {
-  return Number(name.split('.')[1]);
+  /** Keeps everything for the next write, on the interval only, and reports why. */
+  #retryLater(error: unknown): void {
+    this.#failing = true;
+    if (!this.#closed) this.#flushLater();
+    this.#options.onError(error);
+  }
+
+  /** Writes the buffer once the interval has passed, unless a write is due before. */
+  #flushLater(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => void this.flush(), this.#options.limits.intervalMs);
+    this.#timer.unref();
+  }
 }

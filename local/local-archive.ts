@@ -52,7 +52,10 @@ export interface LocalArchiveOptions {
   readonly port: number;
   /** The state folder; the bucket is kept in its `archive` folder. */
   readonly stateDir: string;
-  /** Called with each record written and its object (the inspector links deliveries to it). */
+  /**
+   * Called with each record written and its object (the inspector links deliveries to it); an
+   * observer, which must not throw (the local run reports the inspector's failures itself).
+   */
   readonly onArchived?: (record: Buffer, object: ArchivedObject) => void;
   /**
    * Called when a buffer could not be written (its puts were answered already): its records stay
@@ -169,9 +172,12 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
         await Promise.race([Promise.allSettled(puts), wait]);
       }
       closing = true;
-      await opened.close();
-      await closeServer(server);
-      client.destroy();
+      try {
+        await opened.close();
+      } finally {
+        await closeServer(server);
+        client.destroy();
+      }
     },
   };
 }
@@ -189,7 +195,7 @@ async function writeObject(
   return { key, url: `${endpoint}/${LOCAL_ARCHIVE.bucket}/${key}` };
 }
 
-/** Takes the records of one PutRecord or PutRecordBatch; the answer's body once they are written. */
+/** Takes the records of one PutRecord or PutRecordBatch; the answer's body once they are buffered. */
 async function putRecords(
   buffer: ArchiveBuffer<ArchivedObject>,
   target: string,

@@ -106,8 +106,11 @@ export async function startLocalReceiver(options: LocalReceiverOptions): Promise
     return {
       ...receiver,
       close: async () => {
-        await receiver.close();
-        lock.release();
+        try {
+          await receiver.close();
+        } finally {
+          lock.release();
+        }
       },
     };
   } catch (error) {
@@ -147,7 +150,17 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       port: options.localS3Port,
       stateDir: options.stateDir,
       onWriteError: options.onArchiveError,
-      ...(inspector === undefined ? {} : { onArchived: inspector.onArchived }),
+      ...(inspector === undefined
+        ? {}
+        : {
+            onArchived: (record, object) => {
+              try {
+                inspector.onArchived(record, object);
+              } catch (error) {
+                options.onInspectorError(error);
+              }
+            },
+          }),
     });
   } catch (error) {
     await queues.shutdown();
@@ -201,9 +214,16 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       ignored,
       close: async () => {
         inspector?.close();
-        await webhook.close();
-        await archive.close();
-        await queues.shutdown();
+        // Each part stops even when the one before failed to: ports and files are let go.
+        try {
+          await webhook.close();
+        } finally {
+          try {
+            await archive.close();
+          } finally {
+            await queues.shutdown();
+          }
+        }
       },
     };
   } catch (error) {

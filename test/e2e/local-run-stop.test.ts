@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readArchiveWindow } from '../../cli/lib/archive-reader.js';
@@ -89,7 +89,7 @@ describe('npm start (stopping)', () => {
   });
 
   it('keeps every acknowledged message and archive record through SIGKILL and a restart that takes over the stale lock, and --fresh empties the queue', async () => {
-    // Prepare: killed well within the archive's buffer interval, so no record was written yet.
+    // Prepare
     const stateDir = join(dir(), 'durable');
     const first = start(stateDir);
     const from = new Date();
@@ -99,6 +99,13 @@ describe('npm start (stopping)', () => {
     await first.exit;
     // The killed run could not remove its lock: the restart must see it is stale.
     const staleLock = JSON.parse(readFileSync(join(stateDir, STATE_LOCK_FILE), 'utf8'));
+    // Its archive records were still in the buffer, not yet in the bucket.
+    const buffered = readdirSync(stateDir)
+      .filter((name) => name.startsWith('archive-buffer.'))
+      .map((name) => readFileSync(join(stateDir, name), 'utf8'))
+      .join('')
+      .split('\n')
+      .filter(Boolean);
 
     // Act
     const second = start(stateDir);
@@ -119,6 +126,7 @@ describe('npm start (stopping)', () => {
     expect(staleLock).toMatchObject({ pid: killed });
     expect(secondBanner).toContain('3 messages from earlier runs');
     expect(kept.map((message) => message.Body).sort()).toEqual(sent.map((c) => c.body).sort());
+    expect(buffered).toHaveLength(3);
     expect(archived.sort()).toEqual(sent.map((c) => c.body).sort());
     expect(kept.map((message) => message.MessageAttributes?.event?.StringValue)).toEqual([
       'event_booked',

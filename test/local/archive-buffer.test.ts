@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +17,12 @@ interface Written {
 }
 
 /** A buffer in a folder of its own whose objects are kept in `written`; `fail` makes writes throw. */
-async function openBuffer(dir: string, limits: BufferLimits, fail = { now: false }) {
+async function openBuffer(
+  dir: string,
+  limits: BufferLimits,
+  fail = { now: false },
+  now: () => number = Date.now,
+) {
   const written: Written[] = [];
   const delivered: number[] = [];
   const errors: unknown[] = [];
@@ -33,6 +38,7 @@ async function openBuffer(dir: string, limits: BufferLimits, fail = { now: false
       for (const _ of records) delivered.push(object);
     },
     onError: (error) => errors.push(error),
+    now,
   });
   return { buffer, written, delivered, errors };
 }
@@ -102,10 +108,16 @@ describe('Class: ArchiveBuffer', () => {
     expect(written.map((object) => object.lines)).toEqual([['{"index":1}', '{"index":2}']]);
   });
 
-  it('writes what a run could not, first thing when the next opens the folder', async () => {
-    // Prepare: a run whose writes all fail stops with its records on disk.
+  it('writes each buffer a run could not, first thing when the next opens the folder, under the time of its oldest record', async () => {
+    // Prepare: a run whose writes all fail stops with two buffers on disk, taken hours ago.
     const dir = join(stateDir(), 'left');
-    const failing = await openBuffer(dir, { intervalMs: 60_000, maxBytes: 1 << 20 }, { now: true });
+    const times = [Date.parse('2026-11-25T08:59:59Z'), Date.parse('2026-11-25T09:00:01Z')];
+    const failing = await openBuffer(
+      dir,
+      { intervalMs: 60_000, maxBytes: 1 << 20 },
+      { now: true },
+      () => times.shift() ?? Number.NaN,
+    );
     failing.buffer.add([record(1), record(2)]);
     await failing.buffer.flush();
     failing.buffer.add([record(3)]);
@@ -116,10 +128,37 @@ describe('Class: ArchiveBuffer', () => {
 
     // Assess
     expect(failing.written).toEqual([]);
-    expect(next.written.map((object) => object.lines)).toEqual([
-      ['{"index":1}', '{"index":2}', '{"index":3}'],
+    expect(failing.errors).toHaveLength(2);
+    expect(next.written).toEqual([
+      { lines: ['{"index":1}', '{"index":2}'], since: new Date('2026-11-25T08:59:59Z') },
+      { lines: ['{"index":3}'], since: new Date('2026-11-25T09:00:01Z') },
     ]);
     await next.buffer.close();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('keeps appending to its own file when that file cannot be set aside, and never to a file opened since', async () => {
+    // Prepare
+    const dir = join(stateDir(), 'gone');
+    const { buffer, errors, written } = await openBuffer(dir, {
+      intervalMs: 60_000,
+      maxBytes: 1 << 20,
+    });
+    buffer.add([record(1)]);
+    for (const name of readdirSync(dir)) rmSync(join(dir, name));
+
+    // Act
+    await buffer.flush();
+    const other = join(dir, 'other');
+    writeFileSync(other, '');
+    buffer.add([record(2)]);
+
+    // Assess
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as NodeJS.ErrnoException).code).toBe('ENOENT');
+    expect(readFileSync(other, 'utf8')).toBe('');
+    expect(buffer.size).toBe(2);
+    expect(written).toEqual([]);
+    await buffer.close();
   });
 });
