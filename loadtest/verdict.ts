@@ -28,6 +28,13 @@ export interface VerdictInput {
    * body answered queued twice is stored twice. A FIFO queue stores it once.
    */
   readonly standardQueue: boolean;
+  /**
+   * Calls whose answer does not say whether their message was stored: a 503 for a send the queue
+   * took but whose answer an outage cut off (the sender's resend is then a copy with the same
+   * `dedup_key`, which delivery at least once allows). A message of such a call is no problem.
+   * @default none
+   */
+  readonly mayBeQueued?: (result: LoadResult) => boolean;
 }
 
 /** Counts and, if the run broke the contract, what went wrong. */
@@ -76,7 +83,12 @@ export function judgeRun(input: VerdictInput): Verdict {
   ).length;
   if (withoutRetryAfter > 0) problems.push(`${withoutRetryAfter} answers 503 without Retry-After`);
 
-  const pairing = pairMessages(input.results, input.messages, input.standardQueue);
+  const pairing = pairMessages(
+    input.results,
+    input.messages,
+    input.standardQueue,
+    input.mayBeQueued ?? (() => false),
+  );
   problems.push(...pairing.problems);
   if (input.standardQueue) problems.push(...dedupKeyProblems(input.messages));
   return {
@@ -113,11 +125,13 @@ function pairMessages(
   results: readonly LoadResult[],
   messages: readonly DrainedMessage[],
   standardQueue: boolean,
+  mayBeQueued: (result: LoadResult) => boolean,
 ): { problems: string[]; matched: number; repeatedBodies: number } {
   const queued = tally(
     results.filter((result) => result.outcome === 'queued'),
     (result) => result.digest,
   );
+  const unsure = tally(results.filter(mayBeQueued), (result) => result.digest);
   const stored = tally(messages, (message) => message.digest);
   const kindOf = new Map(results.map((result) => [result.digest, result.kind]));
   let lost = 0;
@@ -133,10 +147,12 @@ function pairMessages(
     matched += Math.min(answered, found);
     if (timesQueued > 1) repeatedBodies += 1;
     if (found < answered) lost += answered - found;
-    if (found > answered && answered > 0) extraCopies += found - answered;
-    if (found > 0 && answered === 0) {
+    // Messages beyond the answers that account for them: 200 queued, or unsure (mayBeQueued).
+    const excess = found - answered - (unsure.get(digest) ?? 0);
+    if (excess > 0 && answered > 0) extraCopies += excess;
+    if (excess > 0 && answered === 0) {
       const kind = kindOf.get(digest) ?? 'unknown (a body this run never sent)';
-      unanswered.set(kind, (unanswered.get(kind) ?? 0) + found);
+      unanswered.set(kind, (unanswered.get(kind) ?? 0) + excess);
     }
   }
   const problems: string[] = [];

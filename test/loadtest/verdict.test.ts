@@ -89,6 +89,44 @@ describe('Function: judgeRun', () => {
     ]);
   });
 
+  it('accepts one message for each call that mayBeQueued marks, and reports any beyond', () => {
+    // Prepare: c was answered 503 twice, then queued; d once 503 (its send cut off, stored).
+    const run = passingRun();
+    const results = [
+      ...run.results,
+      answer('valid', 'c', '503', '5'),
+      answer('valid', 'c', '503', '5'),
+      answer('valid', 'c', 'queued'),
+      answer('valid', 'd', '503', '5'),
+    ];
+    const judged = (messages: DrainedMessage[]) =>
+      judgeRun({
+        ...run,
+        requested: results.length,
+        results,
+        expectations: { ...CONTRACT, valid: ['queued', '503'] },
+        messages: [...run.messages, ...messages],
+        mayBeQueued: (result) => result.outcome === '503',
+      }).problems;
+
+    // Act
+    const accounted = judged([message('c'), message('c'), message('c'), message('d')]);
+    const beyond = judged([
+      message('c'),
+      message('c'),
+      message('c'),
+      message('c'),
+      ...[message('d'), message('d')],
+    ]);
+
+    // Assess
+    expect(accounted).toEqual([]);
+    expect(beyond).toEqual([
+      '1 extra copies of calls answered 200 queued are in the queue (more messages than 200 queued answers for the same body)',
+      '1 messages in the queue were never answered 200 queued (valid)',
+    ]);
+  });
+
   it('reports a message with a body the run never sent', () => {
     // Prepare
     const run = passingRun();
