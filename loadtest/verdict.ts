@@ -131,7 +131,10 @@ function pairMessages(
     results.filter((result) => result.outcome === 'queued'),
     (result) => result.digest,
   );
-  const unsure = tally(results.filter(mayBeQueued), (result) => result.digest);
+  const unsure = tally(
+    results.filter((result) => result.outcome !== 'queued' && mayBeQueued(result)),
+    (result) => result.digest,
+  );
   const stored = tally(messages, (message) => message.digest);
   const kindOf = new Map(results.map((result) => [result.digest, result.kind]));
   let lost = 0;
@@ -147,8 +150,10 @@ function pairMessages(
     matched += Math.min(answered, found);
     if (timesQueued > 1) repeatedBodies += 1;
     if (found < answered) lost += answered - found;
-    // Messages beyond the answers that account for them: 200 queued, or unsure (mayBeQueued).
-    const excess = found - answered - (unsure.get(digest) ?? 0);
+    // Messages beyond the answers that account for them: 200 queued, or unsure (mayBeQueued);
+    // a FIFO queue keeps one per body whatever the answers.
+    const accounted = answered + (unsure.get(digest) ?? 0);
+    const excess = found - (standardQueue ? accounted : Math.min(accounted, 1));
     if (excess > 0 && answered > 0) extraCopies += excess;
     if (excess > 0 && answered === 0) {
       const kind = kindOf.get(digest) ?? 'unknown (a body this run never sent)';

@@ -27,7 +27,10 @@ export interface ArchiveBufferOptions<T> {
   readonly dir: string;
   readonly deliver: DeliverBuffer<T>;
   readonly limits: BufferLimits;
-  /** Called with the records of each object written, and what `deliver` returned. */
+  /**
+   * Called with the records of each object written, and what `deliver` returned; an observer,
+   * which must not throw.
+   */
   readonly onDelivered: (records: readonly Buffer[], result: T) => void;
   /** Called when a buffer could not be written (its records are kept and tried again). */
   readonly onError: (error: unknown) => void;
@@ -75,6 +78,8 @@ export class ArchiveBuffer<T> {
   #timer: NodeJS.Timeout | undefined;
   #delivery: Promise<void> = Promise.resolve();
   #queued: Promise<void> | undefined;
+  /** Records of the write under way. */
+  #writing = 0;
   #failing = false;
   #closed = false;
 
@@ -110,7 +115,7 @@ export class ArchiveBuffer<T> {
 
   /** How many records wait to be written, those of a write under way or failed included. */
   get size(): number {
-    return this.#records.length;
+    return this.#records.length + this.#writing;
   }
 
   /**
@@ -138,7 +143,7 @@ export class ArchiveBuffer<T> {
 
   /**
    * Writes what is buffered now, after the write under way if any. Resolves once the records
-   * taken so far were tried; rejects only when `onError` throws.
+   * taken so far were tried; rejects only when `onError` or `onDelivered` throws.
    */
   flush(): Promise<void> {
     clearTimeout(this.#timer);
@@ -197,20 +202,28 @@ export class ArchiveBuffer<T> {
       this.#fd = -1;
       this.#setAside.push({ name, since: Number(BUFFER_FILE.exec(name)?.[1]) });
     }
+    // Taken out for this write: records taken meanwhile start a new buffer, in a new file.
     const records = this.#records;
     const files = this.#setAside;
+    const bytes = this.#bytes;
+    this.#records = [];
+    this.#setAside = [];
+    this.#bytes = 0;
+    this.#writing = records.length;
     const since = new Date(files[0]?.since ?? this.#now());
     let result: T;
     try {
       result = await this.#options.deliver(Buffer.concat(records), since);
     } catch (error) {
+      // Back in front of the records taken meanwhile, with their files, for the next write.
+      this.#records = [...records, ...this.#records];
+      this.#setAside = [...files, ...this.#setAside];
+      this.#bytes += bytes;
       this.#retryLater(error);
       return;
+    } finally {
+      this.#writing = 0;
     }
-    // Records taken meanwhile went to a new file; they wait for the next write.
-    this.#records = this.#records.slice(records.length);
-    this.#bytes = this.#records.reduce((sum, record) => sum + record.length, 0);
-    this.#setAside = this.#setAside.slice(files.length);
     this.#failing = false;
     for (const { name } of files) rmSync(join(dir, name), { force: true });
     this.#options.onDelivered(records, result);

@@ -89,7 +89,7 @@ describe('Function: judgeRun', () => {
     ]);
   });
 
-  it('accepts one message for each call that mayBeQueued marks, and reports any beyond', () => {
+  it('accepts one message for each call that mayBeQueued marks (one per body on a FIFO queue), and reports any beyond', () => {
     // Prepare: c was answered 503 twice, then queued; d once 503 (its send cut off, stored).
     const run = passingRun();
     const results = [
@@ -116,14 +116,27 @@ describe('Function: judgeRun', () => {
       message('c'),
       message('c'),
       message('c'),
-      ...[message('d'), message('d')],
+      message('d'),
+      message('d'),
     ]);
+    const fifo = judgeRun({
+      ...run,
+      requested: results.length,
+      results,
+      expectations: { ...CONTRACT, valid: ['queued', '503'] },
+      messages: [message('a'), message('b'), message('c'), message('c'), message('d')],
+      standardQueue: false,
+      mayBeQueued: (result) => result.outcome === '503',
+    }).problems;
 
     // Assess
     expect(accounted).toEqual([]);
     expect(beyond).toEqual([
       '1 extra copies of calls answered 200 queued are in the queue (more messages than 200 queued answers for the same body)',
       '1 messages in the queue were never answered 200 queued (valid)',
+    ]);
+    expect(fifo).toEqual([
+      '1 extra copies of calls answered 200 queued are in the queue (more messages than 200 queued answers for the same body)',
     ]);
   });
 

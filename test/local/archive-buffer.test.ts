@@ -86,6 +86,50 @@ describe('Class: ArchiveBuffer', () => {
     expect(written.map((object) => object.lines.length)).toEqual([3, 1]);
   });
 
+  it('keeps the records taken while a write is under way for the next write, and links each record to its own object', async () => {
+    // Prepare: a write that waits until the test lets it finish.
+    const dir = join(stateDir(), 'overlap');
+    const written: string[][] = [];
+    const linked: Array<[string, number]> = [];
+    let finishWrite = () => {};
+    const buffer = await ArchiveBuffer.open({
+      dir,
+      limits: { intervalMs: 60_000, maxBytes: 1 << 20 },
+      deliver: async (data) => {
+        if (written.length === 0) await new Promise<void>((resolve) => (finishWrite = resolve));
+        written.push(lines(data));
+        return written.length;
+      },
+      onDelivered: (records, object) => {
+        for (const taken of records) linked.push([lines(taken)[0] ?? '', object]);
+      },
+      onError: (error) => {
+        throw error;
+      },
+    });
+
+    // Act
+    buffer.add([record(1)]);
+    const first = buffer.flush();
+    await sleep(10);
+    buffer.add([record(2)]);
+    const sizeDuringWrite = buffer.size;
+    finishWrite();
+    await first;
+    buffer.add([record(3)]);
+    await buffer.close();
+
+    // Assess
+    expect(sizeDuringWrite).toBe(2);
+    expect(written).toEqual([['{"index":1}'], ['{"index":2}', '{"index":3}']]);
+    expect(linked).toEqual([
+      ['{"index":1}', 1],
+      ['{"index":2}', 2],
+      ['{"index":3}', 2],
+    ]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('keeps the records of a failed write, on disk and in memory, and writes them with the next buffer', async () => {
     // Prepare
     const fail = { now: true };

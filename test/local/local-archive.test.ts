@@ -51,6 +51,38 @@ describe('Function: startLocalArchive', () => {
     expect(refused.filter((name) => name !== 'ServiceUnavailableException')).toEqual([]);
   });
 
+  it('writes every record it answered while puts keep coming through several buffer writes', async () => {
+    // Prepare
+    const folder = join(stateDir(), 'steady');
+    const archive = await startTestArchive(folder);
+    const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
+
+    // Act: one put after the other for two and a half buffer intervals.
+    let answered = 0;
+    const until = Date.now() + 2.5 * LOCAL_ARCHIVE_BUFFER_MS;
+    while (Date.now() < until) {
+      await firehose.send(
+        new PutRecordCommand({
+          DeliveryStreamName: archive.stream,
+          Record: { Data: record(answered) },
+        }),
+      );
+      answered += 1;
+    }
+    await archive.close();
+    firehose.destroy();
+
+    // Assess
+    const reopened = await startTestArchive(folder);
+    const s3 = localS3Client(reopened.endpoint);
+    const objects = await s3.send(new ListObjectsV2Command({ Bucket: reopened.bucket }));
+    const lines = await countLines(s3, reopened.bucket);
+    s3.destroy();
+    await reopened.close();
+    expect(objects.Contents?.length).toBeGreaterThanOrEqual(3);
+    expect(lines).toBe(answered);
+  });
+
   it('writes the records put within its buffer interval to one object, without being asked', async () => {
     // Prepare
     const archive = await startTestArchive(join(stateDir(), 'buffer'));
