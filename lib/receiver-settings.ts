@@ -31,12 +31,12 @@ import {
 
 /**
  * Default memory of the receiver function, in MB: the smallest multiple of 64 MB with half again
- * the peak memory measured (`npm run bench -- footprint`: 111-113 MB peak RSS over 3,000 queued calls
- * of the deployed bundle; 128 MB would leave 16 MB). Memory buys CPU on Lambda, but a warm call
- * is mostly the SendMessage round trip, the same at every size: 55 ms billed at 192 MB against
- * 33 ms at 512 MB for a measured p99 of 3.72 ms, $0.14 instead of $0.22 per million calls
- * (`npm run bench -- cost`). The price is
- * a slower cold start: 93-117 ms of CPU at one vCPU for load and first call, about 1 s at 192 MB.
+ * the peak memory measured (`npm run bench -- footprint`: 108-113 MB peak RSS over 3,000 queued
+ * calls of the deployed bundle; 128 MB would leave 15-20 MB). Memory buys CPU on Lambda, but a
+ * warm call is mostly the SendMessage round trip, the same at every size: 55 ms billed at 192 MB
+ * against 33 ms at 512 MB for a measured p99 of 3.72 ms, $0.14 instead of $0.22 per million calls
+ * (`npm run bench -- cost`). The price is a slower cold start: 93-121 ms of CPU at one vCPU for
+ * load and first call, about 1 s at 192 MB.
  */
 export const RECEIVER_MEMORY_MB = 192;
 

@@ -317,8 +317,8 @@ export interface WebhookReceiverProps {
 
   /**
    * Memory of the receiver function, in MB (128 to 10,240). The default is the smallest multiple
-   * of 64 MB with half again the peak memory `npm run bench -- footprint` measured (111-113 MB), and
-   * the cheapest such size: a warm call mostly waits for SendMessage, which more memory does not
+   * of 64 MB with half again the peak memory `npm run bench -- footprint` measured (108-113 MB),
+   * and the cheapest such size: a warm call mostly waits for SendMessage, which more memory does not
    * shorten ($0.14 per million calls of duration at 192 MB, $0.22 at 512 MB). More memory shortens
    * the cold start (about 1 s of CPU at 192 MB, 0.4 s at 512 MB).
    * @default 192
