@@ -19,19 +19,19 @@ export interface BufferLimits {
 }
 
 /** Writes one object holding `data`, records in arrival order, the oldest taken at `since`. */
-export type DeliverBuffer<T> = (data: Buffer, since: Date) => Promise<T>;
+export type WriteBuffer<T> = (data: Buffer, since: Date) => Promise<T>;
 
 /** Options of {@link ArchiveBuffer.open}. */
 export interface ArchiveBufferOptions<T> {
   /** The folder of the buffer's files (the state folder). */
   readonly dir: string;
-  readonly deliver: DeliverBuffer<T>;
+  readonly write: WriteBuffer<T>;
   readonly limits: BufferLimits;
   /**
-   * Called with the records of each object written, and what `deliver` returned; an observer,
+   * Called with the records of each object written, and what `write` returned; an observer,
    * which must not throw.
    */
-  readonly onDelivered: (records: readonly Buffer[], result: T) => void;
+  readonly onWritten: (records: readonly Buffer[], result: T) => void;
   /** Called when a buffer could not be written (its records are kept and tried again). */
   readonly onError: (error: unknown) => void;
   /**
@@ -42,13 +42,25 @@ export interface ArchiveBufferOptions<T> {
 }
 
 /** A put after {@link ArchiveBuffer.close} (answered as Firehose's ServiceUnavailableException). */
-export class ArchiveClosedError extends WebhookReceiverError {}
+class ArchiveClosedError extends WebhookReceiverError {}
 
+/** How the names of the buffer's files in the state folder start. */
+export const BUFFER_FILE_PREFIX = 'archive-buffer.';
+/** Added to a buffer file's name when it is set aside for its object. */
+const SET_ASIDE_SUFFIX = '.writing';
 /**
- * A buffer's file: `archive-buffer.<time of its oldest record, epoch ms>.<sequence>` while it
- * takes records, with `.delivering` added once set aside for its object.
+ * A buffer's file: the prefix, the time of its oldest record (epoch ms) and a sequence number,
+ * with the suffix once set aside.
  */
-const BUFFER_FILE = /^archive-buffer\.(\d+)\.(\d+)(\.delivering)?$/;
+const BUFFER_FILE = new RegExp(
+  `^${BUFFER_FILE_PREFIX.replaceAll('.', '\\.')}(\\d+)\\.(\\d+)(?:${SET_ASIDE_SUFFIX.replaceAll('.', '\\.')})?$`,
+);
+
+/** A buffer file: its name and the time of its oldest record. */
+interface BufferFile {
+  readonly name: string;
+  readonly since: number;
+}
 
 /**
  * Records taken but not yet written, buffered as Firehose buffers them: written together as one
@@ -68,18 +80,16 @@ export class ArchiveBuffer<T> {
   readonly #now: () => number;
   /** The file taking records, once the first of its buffer came; -1 until then. */
   #fd = -1;
-  #file = '';
+  #file: BufferFile | undefined;
   #fileBytes = 0;
   #records: Buffer[] = [];
   #bytes = 0;
-  /** Files set aside, oldest first, whose records lead `#records` (being written, or failed). */
-  #setAside: Array<{ readonly name: string; readonly since: number }> = [];
+  /** Files set aside, oldest first, whose records lead `#records` (those of failed writes). */
+  #setAside: BufferFile[] = [];
   #sequence = 0;
   #timer: NodeJS.Timeout | undefined;
-  #delivery: Promise<void> = Promise.resolve();
+  #writes: Promise<void> = Promise.resolve();
   #queued: Promise<void> | undefined;
-  /** Records of the write under way. */
-  #writing = 0;
   #failing = false;
   #closed = false;
 
@@ -95,7 +105,7 @@ export class ArchiveBuffer<T> {
    * @throws the error of a write that failed (its records stay on disk for the next start)
    */
   static async open<T>(options: ArchiveBufferOptions<T>): Promise<ArchiveBuffer<T>> {
-    const { dir, deliver } = options;
+    const { dir, write } = options;
     mkdirSync(dir, { recursive: true });
     const left = readdirSync(dir)
       .flatMap((name) => {
@@ -105,17 +115,10 @@ export class ArchiveBuffer<T> {
       .sort((a, b) => a.since - b.since || a.order - b.order);
     for (const { name, since } of left) {
       const data = readFileSync(join(dir, name));
-      if (data.length > 0) await deliver(data, new Date(since));
+      if (data.length > 0) await write(data, new Date(since));
       rmSync(join(dir, name));
     }
-    const buffer = new ArchiveBuffer(options);
-    buffer.#sequence = left.reduce((next, { order }) => Math.max(next, order + 1), 0);
-    return buffer;
-  }
-
-  /** How many records wait to be written, those of a write under way or failed included. */
-  get size(): number {
-    return this.#records.length + this.#writing;
+    return new ArchiveBuffer(options);
   }
 
   /**
@@ -129,8 +132,9 @@ export class ArchiveBuffer<T> {
     if (records.length === 0) return;
     const data = records.length === 1 ? (records[0] as Buffer) : Buffer.concat(records);
     if (this.#fd === -1) {
-      this.#file = `archive-buffer.${this.#now()}.${this.#sequence++}`;
-      this.#fd = openSync(join(this.#options.dir, this.#file), 'a');
+      const since = this.#now();
+      this.#file = { name: `${BUFFER_FILE_PREFIX}${since}.${this.#sequence++}`, since };
+      this.#fd = openSync(join(this.#options.dir, this.#file.name), 'a');
       this.#fileBytes = 0;
     }
     this.#append(data);
@@ -143,20 +147,20 @@ export class ArchiveBuffer<T> {
 
   /**
    * Writes what is buffered now, after the write under way if any. Resolves once the records
-   * taken so far were tried; rejects only when `onError` or `onDelivered` throws.
+   * taken so far were tried; rejects only when `onError` or `onWritten` throws.
    */
   flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     // A flush asked for while one waits for its turn would write the same records: it joins it.
     if (this.#queued !== undefined) return this.#queued;
-    const queued = this.#delivery.then(() => {
+    const queued = this.#writes.then(() => {
       this.#queued = undefined;
-      return this.#deliverBuffered();
+      return this.#writeBuffered();
     });
     this.#queued = queued;
-    // A throwing onError fails this flush only, never the writes after it.
-    this.#delivery = queued.catch(() => undefined);
+    // A throwing callback fails this flush only, never the writes after it.
+    this.#writes = queued.catch(() => undefined);
     return queued;
   }
 
@@ -167,10 +171,7 @@ export class ArchiveBuffer<T> {
     await this.flush();
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#fd !== -1) {
-      closeSync(this.#fd);
-      this.#fd = -1;
-    }
+    this.#closeFile();
   }
 
   /** Appends all of `data`, or none of it: a short write or an error is cut off again. */
@@ -186,21 +187,23 @@ export class ArchiveBuffer<T> {
     this.#fileBytes += data.length;
   }
 
-  async #deliverBuffered(): Promise<void> {
+  async #writeBuffered(): Promise<void> {
     if (this.#records.length === 0) return;
-    const { dir } = this.#options;
-    if (this.#fd !== -1) {
+    const file = this.#file;
+    if (this.#fd !== -1 && file !== undefined) {
       // Set aside under a new name while still open, so a failed rename changes nothing.
-      const name = `${this.#file}.delivering`;
+      const setAside = { name: `${file.name}${SET_ASIDE_SUFFIX}`, since: file.since };
       try {
-        renameSync(join(dir, this.#file), join(dir, name));
+        renameSync(join(this.#options.dir, file.name), join(this.#options.dir, setAside.name));
+        this.#setAside.push(setAside);
       } catch (error) {
-        this.#retryLater(error);
-        return;
+        // A file removed by hand is gone for good, but its records are all here: written now.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+          this.#retryLater(error);
+          return;
+        }
       }
-      closeSync(this.#fd);
-      this.#fd = -1;
-      this.#setAside.push({ name, since: Number(BUFFER_FILE.exec(name)?.[1]) });
+      this.#closeFile();
     }
     // Taken out for this write: records taken meanwhile start a new buffer, in a new file.
     const records = this.#records;
@@ -209,11 +212,10 @@ export class ArchiveBuffer<T> {
     this.#records = [];
     this.#setAside = [];
     this.#bytes = 0;
-    this.#writing = records.length;
-    const since = new Date(files[0]?.since ?? this.#now());
+    const since = new Date(files[0]?.since ?? file?.since ?? this.#now());
     let result: T;
     try {
-      result = await this.#options.deliver(Buffer.concat(records), since);
+      result = await this.#options.write(Buffer.concat(records), since);
     } catch (error) {
       // Back in front of the records taken meanwhile, with their files, for the next write.
       this.#records = [...records, ...this.#records];
@@ -221,12 +223,16 @@ export class ArchiveBuffer<T> {
       this.#bytes += bytes;
       this.#retryLater(error);
       return;
-    } finally {
-      this.#writing = 0;
     }
     this.#failing = false;
-    for (const { name } of files) rmSync(join(dir, name), { force: true });
-    this.#options.onDelivered(records, result);
+    for (const { name } of files) rmSync(join(this.#options.dir, name), { force: true });
+    this.#options.onWritten(records, result);
+  }
+
+  #closeFile(): void {
+    if (this.#fd === -1) return;
+    closeSync(this.#fd);
+    this.#fd = -1;
   }
 
   /** Keeps everything for the next write, on the interval only, and reports why. */

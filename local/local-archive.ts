@@ -5,14 +5,13 @@
  * The receiver runs its production archive code against it (`AWS_ENDPOINT_URL_FIREHOSE`), and the
  * replay tool reads it as it reads the deployed bucket. Like Firehose it buffers records and
  * writes each buffer as one object, after {@link LOCAL_ARCHIVE_BUFFER_MS} instead of Firehose's
- * 300 s; a put is answered once its record is in the buffer's file in the state folder, so a run
- * killed before the write loses none (see `archive-buffer.ts`).
+ * {@link ARCHIVE_LAYOUT} interval; a put is answered once its record is in the buffer's file in
+ * the state folder, so a run killed before the write loses none (see `archive-buffer.ts`).
  * @module
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import {
@@ -23,11 +22,7 @@ import {
 } from '../devkit/local-run.js';
 import { localS3Client } from '../devkit/s3-client.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
-import {
-  ARCHIVE_LAYOUT,
-  ARCHIVE_LIMITS,
-  archiveHourPrefix,
-} from '../lambda/receiver/archive-record.js';
+import { ARCHIVE_LAYOUT, archiveHourPrefix } from '../lambda/receiver/archive-record.js';
 import { ArchiveBuffer } from './archive-buffer.js';
 import { closeServer, listen, refuseConnect } from './net.js';
 
@@ -35,11 +30,11 @@ import { closeServer, listen, refuseConnect } from './net.js';
 export const ARCHIVE_FOLDER = 'archive';
 
 /**
- * How long the stand-in buffers records before it writes them as one object (Firehose: 300 s, or
- * 5 MiB, which the stand-in keeps). A second keeps a delivery's archive link in the inspector
- * prompt, and `npm start` fast: writing an object for each group of puts through s3rver, before
- * it answered them, cost a fifth of its throughput (`npm run bench -- throughput`, side by side:
- * 296 valid calls a second against 375).
+ * How long the stand-in buffers records before it writes them as one object, instead of
+ * Firehose's `ARCHIVE_LAYOUT.bufferSeconds` (its size, `ARCHIVE_LAYOUT.bufferMegabytes`, is kept).
+ * A second keeps a delivery's archive link in the inspector prompt, and `npm start` fast: an
+ * object written through s3rver for every few puts, before answering them, was most of what a
+ * call cost there (the archive's line of `npm run bench -- throughput`'s profile).
  */
 export const LOCAL_ARCHIVE_BUFFER_MS = 1000;
 
@@ -100,8 +95,6 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
   await s3rver.configureBuckets();
   const s3 = s3rver.callback();
   let buffer: ArchiveBuffer<ArchivedObject> | undefined;
-  // Puts whose request is still being read: close takes them before it stops.
-  const puts = new Set<Promise<object>>();
   let closing = false;
   const server = createServer((request, response) => {
     if (request.headers.origin !== undefined || !isLoopbackHostHeader(request.headers.host)) {
@@ -122,10 +115,7 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
       });
       return;
     }
-    const put = putRecords(buffer, target, request);
-    puts.add(put);
-    put.finally(() => puts.delete(put)).catch(() => undefined);
-    put.then(
+    putRecords(buffer, target, request).then(
       (body) => answer(response, 200, body),
       (error: unknown) =>
         answer(response, 400, {
@@ -142,12 +132,12 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     // Records a killed run left in the buffer are written before any new put is taken.
     buffer = await ArchiveBuffer.open({
       dir: options.stateDir,
-      deliver: (data, since) => writeObject(client, endpoint, data, since),
+      write: (data, since) => writeObject(client, endpoint, data, since),
       limits: {
         intervalMs: LOCAL_ARCHIVE_BUFFER_MS,
         maxBytes: ARCHIVE_LAYOUT.bufferMegabytes * 1024 * 1024,
       },
-      onDelivered: (records, object) => {
+      onWritten: (records, object) => {
         for (const record of records) options.onArchived?.(record, object);
       },
       onError: options.onWriteError,
@@ -164,13 +154,8 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     ...LOCAL_ARCHIVE,
     flush: () => opened.flush(),
     close: async () => {
-      // Puts whose request arrived are taken, for as long as the receiver waits for one; later
-      // ones are refused. The last buffer is then written through this server, which goes last.
-      const deadline = Date.now() + ARCHIVE_LIMITS.writeBoundMs;
-      while (puts.size > 0 && Date.now() < deadline) {
-        const wait = sleep(deadline - Date.now(), undefined, { ref: false });
-        await Promise.race([Promise.allSettled(puts), wait]);
-      }
+      // Puts are refused from now on (npm start has answered its calls by then); the last buffer
+      // is written through this server, which goes last.
       closing = true;
       try {
         await opened.close();

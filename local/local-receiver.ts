@@ -214,23 +214,30 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       ignored,
       close: async () => {
         inspector?.close();
-        // Each part stops even when the one before failed to: ports and files are let go.
-        try {
-          await webhook.close();
-        } finally {
-          try {
-            await archive.close();
-          } finally {
-            await queues.shutdown();
-          }
-        }
+        await stopEach([() => webhook.close(), () => archive.close(), () => queues.shutdown()]);
       },
     };
   } catch (error) {
-    await archive.close();
-    await queues.shutdown();
+    // The failure to start is what is reported; a failure to stop after it would hide it.
+    await stopEach([() => archive.close(), () => queues.shutdown()]).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Runs each stop in turn, every one even when one before it failed, so that ports and files are
+ * let go; then throws the first failure.
+ */
+async function stopEach(stops: ReadonlyArray<() => Promise<void>>): Promise<void> {
+  let failure: { readonly error: unknown } | undefined;
+  for (const stop of stops) {
+    try {
+      await stop();
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure !== undefined) throw failure.error;
 }
 
 /** An endpoint of the local run before it listens: its name and key. */

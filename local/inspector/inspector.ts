@@ -245,8 +245,10 @@ export function createInspector(options: InspectorOptions): Inspector {
   };
 }
 
-/** The page loads nothing from elsewhere; the browser is told so too. */
-/** Archive objects waiting for their delivery; the handler answers right after writing, so few wait. */
+/**
+ * Archive objects waiting for their delivery: the archive writes a record's object about a second
+ * after the call, mostly once its delivery is kept here, so few wait.
+ */
 const MAX_UNCLAIMED_ARCHIVED = 100;
 
 /** The `api_request_id` of an archive record (one JSON line), if it is one. */

@@ -8,6 +8,7 @@ import { LOCAL_ARCHIVE } from '../../devkit/local-run.js';
 import { postWebhook } from '../../devkit/post-webhook.js';
 import { localS3Client } from '../../devkit/s3-client.js';
 import { signPayload } from '../../lambda/core/index.js';
+import { BUFFER_FILE_PREFIX } from '../../local/archive-buffer.js';
 import { STATE_LOCK_FILE } from '../../local/state-lock.js';
 import { receiveAndDeleteAll } from '../support/drain.js';
 import {
@@ -102,7 +103,7 @@ describe('npm start (stopping)', () => {
     // Its archive records were still in the buffer files, not yet in the bucket: the restart
     // writes them.
     const buffered = readdirSync(stateDir)
-      .filter((name) => name.startsWith('archive-buffer.'))
+      .filter((name) => name.startsWith(BUFFER_FILE_PREFIX))
       .map((name) => readFileSync(join(stateDir, name), 'utf8'))
       .join('')
       .split('\n')
