@@ -95,7 +95,6 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
   await s3rver.configureBuckets();
   const s3 = s3rver.callback();
   let buffer: ArchiveBuffer<ArchivedObject> | undefined;
-  let closing = false;
   const server = createServer((request, response) => {
     if (request.headers.origin !== undefined || !isLoopbackHostHeader(request.headers.host)) {
       request.resume();
@@ -107,12 +106,9 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
       s3(request, response);
       return;
     }
-    if (buffer === undefined || closing) {
+    if (buffer === undefined) {
       request.resume();
-      answer(response, 400, {
-        __type: 'ServiceUnavailableException',
-        message: closing ? 'stopping' : 'starting',
-      });
+      answer(response, 400, { __type: 'ServiceUnavailableException', message: 'starting' });
       return;
     }
     putRecords(buffer, target, request).then(
@@ -154,9 +150,8 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     ...LOCAL_ARCHIVE,
     flush: () => opened.flush(),
     close: async () => {
-      // Puts are refused from now on (npm start has answered its calls by then); the last buffer
-      // is written through this server, which goes last.
-      closing = true;
+      // The buffer refuses puts from now on (npm start has answered its calls by then) and
+      // writes its last records through this server, which goes last.
       try {
         await opened.close();
       } finally {

@@ -150,17 +150,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       port: options.localS3Port,
       stateDir: options.stateDir,
       onWriteError: options.onArchiveError,
-      ...(inspector === undefined
-        ? {}
-        : {
-            onArchived: (record, object) => {
-              try {
-                inspector.onArchived(record, object);
-              } catch (error) {
-                options.onInspectorError(error);
-              }
-            },
-          }),
+      ...(inspector === undefined ? {} : { onArchived: inspector.onArchived }),
     });
   } catch (error) {
     await queues.shutdown();

@@ -34,7 +34,10 @@ export interface InspectorOptions {
   readonly keyOf: (pathname: string) => LocalWebhookSecret | undefined;
   /** Base URL of the local server (known once it listens), for replays. */
   readonly origin: () => string;
-  /** Called with a failure of the inspector's own (a diagnosis that threw); no answer depends on it. */
+  /**
+   * Called with a failure of the inspector's own (a diagnosis or an archive link that threw); no
+   * answer depends on it.
+   */
   readonly onError: (error: unknown) => void;
 }
 
@@ -44,7 +47,10 @@ export interface Inspector {
   readonly onDelivery: (delivery: ObservedDelivery) => void;
   /** For `startWebhookServer`'s `inspector`: answers everything under `/_inspector`. */
   readonly routes: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
-  /** For `startLocalArchive`'s `onArchived`: links a call to the archive object of its record. */
+  /**
+   * For `startLocalArchive`'s `onArchived`: links a call to the archive object of its record;
+   * never throws (its failures go to `onError`).
+   */
   readonly onArchived: (record: Buffer, object: ArchivedObject) => void;
   /** Wraps the embedded queue's listener to learn message ids and consumption. */
   readonly tapQueue: (listener: RequestListener) => RequestListener;
@@ -114,7 +120,7 @@ export function createInspector(options: InspectorOptions): Inspector {
   // kept waits here for it, keyed by the request id the record carries, bounded like the
   // tracker's unmatched sends.
   const archivedByRequest = new Map<string, ArchivedObject>();
-  const onArchived = (record: Buffer, object: ArchivedObject): void => {
+  const linkArchived = (record: Buffer, object: ArchivedObject): void => {
     const requestId = requestIdOf(record);
     if (requestId === undefined) return;
     if (store.get(requestId) !== undefined) {
@@ -125,6 +131,14 @@ export function createInspector(options: InspectorOptions): Inspector {
     const oldest = archivedByRequest.keys().next().value;
     if (archivedByRequest.size > MAX_UNCLAIMED_ARCHIVED && oldest !== undefined) {
       archivedByRequest.delete(oldest);
+    }
+  };
+  // An observer of the archive: its own failure is reported, never passed on to the archive.
+  const onArchived = (record: Buffer, object: ArchivedObject): void => {
+    try {
+      linkArchived(record, object);
+    } catch (error) {
+      options.onError(error);
     }
   };
 
