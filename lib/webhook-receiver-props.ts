@@ -209,6 +209,9 @@ export interface WebhookReceiverProps {
   /**
    * The largest body accepted, in bytes, 1 to 512000 (what always fits one SQS message with its
    * attributes); a larger one is answered 413 before its signature is checked (`MAX_BODY_BYTES`).
+   * With the archive on, keep it under about 438000: above that, a body whose `event` and
+   * `source` hold most of its text makes a record Firehose refuses (over 1,000 KiB with the
+   * attributes copied from it), and that call is queued but not archived.
    * @default 262144
    */
   readonly maxBodyBytes?: number;

@@ -44,6 +44,20 @@ export interface ArchiveBufferOptions<T> {
 /** A put after {@link ArchiveBuffer.close} (answered as Firehose's ServiceUnavailableException). */
 class ArchiveClosedError extends WebhookReceiverError {}
 
+/**
+ * A put while the records waiting for a write that keeps failing fill {@link MAX_HELD_BUFFERS}
+ * buffers (answered as Firehose's ServiceUnavailableException, its answer when it must slow down).
+ */
+class ArchiveFullError extends WebhookReceiverError {}
+
+/**
+ * How many buffers' worth of records are held while writes fail. They are kept in memory for the
+ * next write as well as on disk, so without a bound a destination that fails for long would grow
+ * the process without end; past it puts are refused, which the receiver reports as archive
+ * failures (the queue and the answers carry on).
+ */
+const MAX_HELD_BUFFERS = 8;
+
 /** How the names of the buffer's files in the state folder start. */
 export const BUFFER_FILE_PREFIX = 'archive-buffer.';
 /** Added to a buffer file's name when it is set aside for its object. */
@@ -125,12 +139,16 @@ export class ArchiveBuffer<T> {
    * Takes records: on disk when this returns, in an object within the buffer interval.
    *
    * @throws {ArchiveClosedError} after {@link close}
+   * @throws {ArchiveFullError} when they would hold more than {@link MAX_HELD_BUFFERS} buffers
    * @throws the file system's error when they could not be appended (none of them is kept)
    */
   add(records: readonly Buffer[]): void {
     if (this.#closed) throw new ArchiveClosedError('the archive is closed');
     if (records.length === 0) return;
     const data = records.length === 1 ? (records[0] as Buffer) : Buffer.concat(records);
+    if (this.#bytes + data.length > MAX_HELD_BUFFERS * this.#options.limits.maxBytes) {
+      throw new ArchiveFullError(`${this.#bytes} bytes of records are waiting for a write`);
+    }
     if (this.#fd === -1) {
       const since = this.#now();
       this.#file = { name: `${BUFFER_FILE_PREFIX}${since}.${this.#sequence++}`, since };

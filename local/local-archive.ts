@@ -22,9 +22,13 @@ import {
 } from '../devkit/local-run.js';
 import { localS3Client } from '../devkit/s3-client.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { ARCHIVE_LAYOUT, archiveHourPrefix } from '../lambda/receiver/archive-record.js';
+import {
+  ARCHIVE_LAYOUT,
+  archiveHourPrefix,
+  FIREHOSE_LIMITS,
+} from '../lambda/receiver/archive-record.js';
 import { ArchiveBuffer } from './archive-buffer.js';
-import { closeServer, listen, refuseConnect } from './net.js';
+import { closeServer, limitRequestBodies, listen, refuseConnect } from './net.js';
 
 /** The folder of the state folder that holds the archive. */
 export const ARCHIVE_FOLDER = 'archive';
@@ -38,8 +42,24 @@ export const ARCHIVE_FOLDER = 'archive';
  */
 export const LOCAL_ARCHIVE_BUFFER_MS = 1000;
 
-/** A Firehose call the stand-in cannot take (answered as Firehose's ServiceUnavailableException). */
-class UnknownDeliveryStreamError extends WebhookReceiverError {}
+/** A Firehose call the stand-in refuses as Firehose would: `type` is Firehose's error name. */
+class FirehoseCallError extends WebhookReceiverError {
+  readonly type: string;
+
+  constructor(type: string, message: string) {
+    super(message);
+    this.type = type;
+  }
+}
+
+/** The content type of Firehose's JSON protocol. */
+const FIREHOSE_JSON = 'application/x-amz-json-1.1';
+
+/**
+ * Longest Firehose request the stand-in reads: the largest PutRecordBatch, base64, with room for
+ * the call's JSON around its records.
+ */
+const MAX_PUT_REQUEST_BYTES = Math.ceil(FIREHOSE_LIMITS.batchBytes / 3) * 4 + 64 * 1024;
 
 /** Options of {@link startLocalArchive}. */
 export interface LocalArchiveOptions {
@@ -95,30 +115,36 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
   await s3rver.configureBuckets();
   const s3 = s3rver.callback();
   let buffer: ArchiveBuffer<ArchivedObject> | undefined;
+  const putListener = limitRequestBodies(
+    MAX_PUT_REQUEST_BYTES,
+    FIREHOSE_JSON,
+    (request, response) => {
+      if (buffer === undefined) {
+        request.resume();
+        answer(response, 400, { __type: 'ServiceUnavailableException', message: 'starting' });
+        return;
+      }
+      putRecords(buffer, request).then(
+        (body) => answer(response, 200, body),
+        (error: unknown) =>
+          answer(response, 400, {
+            __type: error instanceof FirehoseCallError ? error.type : 'ServiceUnavailableException',
+            message: error instanceof Error ? error.message : String(error),
+          }),
+      );
+    },
+  );
   const server = createServer((request, response) => {
     if (request.headers.origin !== undefined || !isLoopbackHostHeader(request.headers.host)) {
       request.resume();
       answer(response, 403, { __type: 'AccessDenied', message: 'local tools only' });
       return;
     }
-    const target = FIREHOSE_TARGET.exec(String(request.headers['x-amz-target'] ?? ''))?.[1];
-    if (target === undefined) {
+    if (firehoseOperation(request) !== undefined) {
+      putListener(request, response);
+    } else {
       s3(request, response);
-      return;
     }
-    if (buffer === undefined) {
-      request.resume();
-      answer(response, 400, { __type: 'ServiceUnavailableException', message: 'starting' });
-      return;
-    }
-    putRecords(buffer, target, request).then(
-      (body) => answer(response, 200, body),
-      (error: unknown) =>
-        answer(response, 400, {
-          __type: 'ServiceUnavailableException',
-          message: error instanceof Error ? error.message : String(error),
-        }),
-    );
   });
   refuseConnect(server);
   const port = await listen(server, options.port, LOOPBACK);
@@ -175,35 +201,73 @@ async function writeObject(
   return { key, url: `${endpoint}/${LOCAL_ARCHIVE.bucket}/${key}` };
 }
 
-/** Takes the records of one PutRecord or PutRecordBatch; the answer's body once they are buffered. */
+/**
+ * Takes the records of one PutRecord or PutRecordBatch, all or none of them, refusing a call
+ * Firehose would refuse; the answer's body once they are buffered.
+ */
 async function putRecords(
   buffer: ArchiveBuffer<ArchivedObject>,
-  target: string,
   request: IncomingMessage,
 ): Promise<object> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-    DeliveryStreamName?: string;
-    Record?: { Data?: string };
-    Records?: { Data?: string }[];
-  };
-  if (input.DeliveryStreamName !== LOCAL_ARCHIVE.stream) {
-    throw new UnknownDeliveryStreamError(`no delivery stream ${input.DeliveryStreamName}`);
+  let input: PutInput;
+  try {
+    input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as PutInput;
+  } catch {
+    throw new FirehoseCallError('SerializationException', 'the request body is not JSON');
   }
-  const records = target === 'PutRecord' ? [input.Record] : (input.Records ?? []);
-  buffer.add(records.map((record) => Buffer.from(record?.Data ?? '', 'base64')));
+  if (input.DeliveryStreamName !== LOCAL_ARCHIVE.stream) {
+    throw new FirehoseCallError(
+      'ResourceNotFoundException',
+      `no delivery stream ${input.DeliveryStreamName}`,
+    );
+  }
+  const batch = firehoseOperation(request) === 'PutRecordBatch';
+  const records = (batch ? input.Records : [input.Record]) ?? [];
+  const data = records.map((record) => Buffer.from(record?.Data ?? '', 'base64'));
+  const refusal = putRefusal(data, batch);
+  if (refusal !== undefined) throw new FirehoseCallError('ValidationException', refusal);
+  buffer.add(data);
   const ids = records.map(() => randomUUID());
-  return target === 'PutRecord'
-    ? { RecordId: ids[0], Encrypted: false }
-    : {
+  return batch
+    ? {
         FailedPutCount: 0,
         Encrypted: false,
         RequestResponses: ids.map((RecordId) => ({ RecordId })),
-      };
+      }
+    : { RecordId: ids[0], Encrypted: false };
+}
+
+/** The JSON body of a PutRecord or PutRecordBatch call. */
+interface PutInput {
+  readonly DeliveryStreamName?: string;
+  readonly Record?: { readonly Data?: string };
+  readonly Records?: readonly { readonly Data?: string }[];
+}
+
+/** Why Firehose would refuse these records in one call, or `undefined` when it takes them. */
+function putRefusal(records: readonly Buffer[], batch: boolean): string | undefined {
+  if (records.length === 0 || records.length > FIREHOSE_LIMITS.batchRecords) {
+    return `a call holds 1 to ${FIREHOSE_LIMITS.batchRecords} records, not ${records.length}`;
+  }
+  const largest = Math.max(...records.map((record) => record.length));
+  if (largest > FIREHOSE_LIMITS.recordBytes) {
+    return `a record holds at most ${FIREHOSE_LIMITS.recordBytes} bytes, not ${largest}`;
+  }
+  const total = records.reduce((sum, record) => sum + record.length, 0);
+  if (batch && total > FIREHOSE_LIMITS.batchBytes) {
+    return `a PutRecordBatch holds at most ${FIREHOSE_LIMITS.batchBytes} bytes, not ${total}`;
+  }
+  return undefined;
+}
+
+/** The Firehose operation a request calls, or `undefined` for an S3 request. */
+function firehoseOperation(request: IncomingMessage): string | undefined {
+  return FIREHOSE_TARGET.exec(String(request.headers['x-amz-target'] ?? ''))?.[1];
 }
 
 function answer(response: ServerResponse, status: number, body: object): void {
-  response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+  response.writeHead(status, { 'content-type': FIREHOSE_JSON });
   response.end(JSON.stringify(body));
 }

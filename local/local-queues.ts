@@ -16,7 +16,7 @@ import {
   QUEUE_NAME,
 } from '../devkit/local-run.js';
 import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
-import { closeServer, listen, refuseConnect } from './net.js';
+import { closeServer, limitRequestBodies, listen, refuseConnect } from './net.js';
 import { QueueJournal, type StoredMessage } from './queue-journal.js';
 
 /** Receives after which a message moves to the dead-letter queue: the deployed queue's value. */
@@ -24,6 +24,17 @@ export const MAX_RECEIVE_COUNT = QUEUE_SETTINGS.maxReceiveCount;
 
 /** SQS's largest message, as the deployed queues use. */
 const MAX_MESSAGE_SIZE = QUEUE_SETTINGS.maxMessageSizeBytes;
+
+/**
+ * Longest request body the embedded queue reads: a batch of messages as large as SQS takes in
+ * one call (1 MiB in all), written with the most escaping either protocol needs (JSON at most
+ * doubles a text, a form-encoded query call at most triples it) and room for the call's other
+ * fields.
+ */
+const MAX_REQUEST_BYTES = 4 * MAX_MESSAGE_SIZE;
+
+/** The content type of the embedded queue's answers (SQS's JSON protocol). */
+const SQS_JSON = 'application/x-amz-json-1.0';
 
 /** Cosmetic region that appears in local queue ARNs. */
 const LOCAL_REGION = 'us-east-1';
@@ -121,7 +132,10 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
   const durable =
     journal === undefined ? requestHandler : answerOnceDurable(requestHandler, journal);
   // Loopback only: the embedded queue has no authentication, so it must never face a network.
-  const server = createServer(refuseWebPages(options.tap?.(durable) ?? durable));
+  const listener = options.tap?.(durable) ?? durable;
+  const server = createServer(
+    refuseWebPages(limitRequestBodies(MAX_REQUEST_BYTES, SQS_JSON, listener)),
+  );
   refuseConnect(server);
   let port: number;
   try {
@@ -167,7 +181,7 @@ function refuseWebPages(listener: RequestListener): RequestListener {
       return;
     }
     request.resume();
-    response.writeHead(403, { 'content-type': 'application/x-amz-json-1.0', connection: 'close' });
+    response.writeHead(403, { 'content-type': SQS_JSON, connection: 'close' });
     response.end(JSON.stringify({ __type: 'AccessDenied', message: WEB_PAGE_REFUSAL }));
   };
 }

@@ -28,6 +28,20 @@ export const ARCHIVE_LAYOUT = {
   bufferMegabytes: 5,
 } as const;
 
+/**
+ * What Firehose takes in one call (its API reference: PutRecordBatch; these cannot be changed).
+ * The local stand-in refuses what Firehose would, so a record too large for the deployed archive
+ * fails in `npm start` too.
+ */
+export const FIREHOSE_LIMITS = {
+  /** Largest record, before base64 (1,000 KiB). */
+  recordBytes: 1_024_000,
+  /** Most records in one PutRecordBatch. */
+  batchRecords: 500,
+  /** Largest PutRecordBatch, its records together before base64. */
+  batchBytes: 4 * 1024 * 1024,
+} as const;
+
 /** The bounds the archive keeps (documented in the README and docs/operations.md). */
 export const ARCHIVE_LIMITS = {
   /**

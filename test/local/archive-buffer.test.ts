@@ -163,6 +163,42 @@ describe('Class: ArchiveBuffer', () => {
     expect(written.map((object) => object.lines)).toEqual([['{"index":1}', '{"index":2}']]);
   });
 
+  it('refuses records once eight buffers wait for a write that keeps failing, and writes every record it took when writes succeed again', async () => {
+    // Prepare: buffers of 36 bytes, so 288 bytes are held at most.
+    const fail = { now: true };
+    const { buffer, written, errors } = await openBuffer(
+      join(stateDir(), 'full'),
+      { intervalMs: 60_000, maxBytes: 36 },
+      fail,
+    );
+
+    // Act: puts one after the other until one is refused.
+    let taken = 0;
+    let refusal: unknown;
+    while (refusal === undefined && taken < 100) {
+      try {
+        buffer.add([record(taken)]);
+        taken++;
+      } catch (error) {
+        refusal = error;
+      }
+      await buffer.flush();
+    }
+    fail.now = false;
+    await buffer.flush();
+    buffer.add([record(taken)]);
+    await buffer.close();
+
+    // Assess
+    // Records 0-9 take 12 bytes, 10-99 13 bytes: 22 of them take 276 bytes, a 23rd 289.
+    expect(taken).toBe(22);
+    expect((refusal as Error).name).toBe('ArchiveFullError');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(written.flatMap((object) => object.lines)).toEqual(
+      Array.from({ length: taken + 1 }, (_, i) => `{"index":${i}}`),
+    );
+  });
+
   it('writes each buffer a run could not, first thing when the next opens the folder, under the time of its oldest record', async () => {
     // Prepare: a run whose writes all fail stops with two buffers on disk, taken hours ago.
     const dir = join(stateDir(), 'left');

@@ -4,7 +4,9 @@ import { FirehoseClient, PutRecordBatchCommand, PutRecordCommand } from '@aws-sd
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { localS3Client } from '../../devkit/s3-client.js';
+import { FIREHOSE_LIMITS } from '../../lambda/receiver/archive-record.js';
 import { LOCAL_ARCHIVE_BUFFER_MS } from '../../local/local-archive.js';
+import { KeptAliveConnection } from '../support/kept-alive-connection.js';
 import { startTestArchive } from '../support/local-archive.js';
 import { LOCAL_AWS_SETTINGS } from '../support/local-sqs.js';
 import { scratchDir } from '../support/scratch-dir.js';
@@ -125,6 +127,70 @@ describe('Function: startLocalArchive', () => {
     expect(written).toHaveLength(1);
     expect(writtenAfterMs).toBeLessThan(LOCAL_ARCHIVE_BUFFER_MS + 2_000);
     expect(lines).toBe(20);
+  });
+
+  it('refuses what Firehose refuses, whole, and keeps only the records of the calls it answered', async () => {
+    // Prepare
+    const archive = await startTestArchive(join(stateDir(), 'limits'));
+    const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
+    const s3 = localS3Client(archive.endpoint);
+    const { recordBytes, batchRecords, batchBytes } = FIREHOSE_LIMITS;
+    const line = (bytes: number) => Buffer.from(`${'x'.repeat(bytes - 1)}\n`);
+    const putBatch = (records: Buffer[]) =>
+      firehose
+        .send(
+          new PutRecordBatchCommand({
+            DeliveryStreamName: archive.stream,
+            Records: records.map((Data) => ({ Data })),
+          }),
+        )
+        .then(
+          () => 'taken',
+          (error: Error) => error.name,
+        );
+    const putRecord = (Data: Buffer, DeliveryStreamName = archive.stream) =>
+      firehose.send(new PutRecordCommand({ DeliveryStreamName, Record: { Data } })).then(
+        () => 'taken',
+        (error: Error) => error.name,
+      );
+    const oversize = await KeptAliveConnection.open(archive.endpoint);
+
+    // Act
+    const answers = {
+      largestRecord: await putRecord(line(recordBytes)),
+      recordTooLarge: await putRecord(line(recordBytes + 1)),
+      mostRecords: await putBatch(Array.from({ length: batchRecords }, () => line(10))),
+      tooManyRecords: await putBatch(Array.from({ length: batchRecords + 1 }, () => line(10))),
+      batchTooLarge: await putBatch([
+        ...Array.from({ length: 4 }, () => line(recordBytes)),
+        line(batchBytes - 4 * recordBytes + 1),
+      ]),
+      otherStream: await putRecord(line(10), 'another-stream'),
+    };
+    oversize.write(
+      Buffer.from(
+        `POST / HTTP/1.1\r\nHost: ${oversize.host}\r\nX-Amz-Target: Firehose_20150804.PutRecord\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{`,
+      ),
+    );
+    const tooLarge = await oversize.readAnswer();
+    oversize.close();
+    await archive.flush();
+    const lines = await countLines(s3, archive.bucket);
+    firehose.destroy();
+    s3.destroy();
+    await archive.close();
+
+    // Assess
+    expect(answers).toEqual({
+      largestRecord: 'taken',
+      recordTooLarge: 'ValidationException',
+      mostRecords: 'taken',
+      tooManyRecords: 'ValidationException',
+      batchTooLarge: 'ValidationException',
+      otherStream: 'ResourceNotFoundException',
+    });
+    expect(tooLarge?.status).toBe(413);
+    expect(lines).toBe(1 + batchRecords);
   });
 });
 

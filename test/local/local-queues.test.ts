@@ -15,6 +15,7 @@ import { DLQ_NAME, localQueueUrl, QUEUE_NAME } from '../../devkit/local-run.js';
 import { QUEUE_SETTINGS } from '../../lib/queue-settings.js';
 import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
 import { closeServer, listen } from '../../local/net.js';
+import { KeptAliveConnection } from '../support/kept-alive-connection.js';
 import { scratchDir } from '../support/scratch-dir.js';
 
 const dir = scratchDir('local-queues');
@@ -72,6 +73,49 @@ describe('Function: startLocalQueues', () => {
     );
 
     // Assess
+    expect(sent.MessageId).toBeDefined();
+  });
+
+  it('answers a body declared beyond 4 MiB with 413, and a chunked one with 411, before reading it', async () => {
+    // Prepare
+    queues = await startLocalQueues({ port: 0 });
+    const client = sqsClient(queues.endpoint);
+    const oversize = await KeptAliveConnection.open(queues.endpoint);
+    const chunked = await KeptAliveConnection.open(queues.endpoint);
+    const sendMessageHead = (connection: KeptAliveConnection, framing: string): Buffer =>
+      Buffer.from(
+        `POST / HTTP/1.1\r\nHost: ${connection.host}\r\nX-Amz-Target: AmazonSQS.SendMessage\r\nContent-Type: application/x-amz-json-1.0\r\n${framing}\r\n\r\n`,
+      );
+
+    // Act: the start of a 64 MiB body, the start of a chunked one, then the largest message SQS
+    // takes, which the SDK sends.
+    oversize.write(sendMessageHead(oversize, `Content-Length: ${64 * 1024 * 1024}`));
+    oversize.write(Buffer.from('{"QueueUrl":"'));
+    const tooLarge = await oversize.readAnswer();
+    const oversizeClosed = await oversize.closedWithin(2_000);
+    chunked.write(sendMessageHead(chunked, 'Transfer-Encoding: chunked'));
+    chunked.write(Buffer.from('d\r\n{"QueueUrl":"\r\n'));
+    const lengthRequired = await chunked.readAnswer();
+    const chunkedClosed = await chunked.closedWithin(2_000);
+    const sent = await client.send(
+      new SendMessageCommand({
+        QueueUrl: queues.queueUrl,
+        MessageBody: 'x'.repeat(QUEUE_SETTINGS.maxMessageSizeBytes),
+      }),
+    );
+
+    // Assess
+    expect(tooLarge?.status).toBe(413);
+    expect(JSON.parse(tooLarge?.body ?? '')).toEqual({
+      __type: 'PayloadTooLarge',
+      message: 'a request body may hold at most 4194304 bytes',
+    });
+    expect(lengthRequired?.status).toBe(411);
+    expect(JSON.parse(lengthRequired?.body ?? '')).toEqual({
+      __type: 'LengthRequired',
+      message: 'a request body must declare its Content-Length',
+    });
+    expect([oversizeClosed, chunkedClosed]).toEqual([true, true]);
     expect(sent.MessageId).toBeDefined();
   });
 

@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { readArchiveWindow } from '../../../cli/lib/archive-reader.js';
 import { LOOPBACK } from '../../../devkit/local-run.js';
 import { localS3Client } from '../../../devkit/s3-client.js';
-import { ARCHIVE_LIMITS } from '../../../lambda/receiver/archive-record.js';
+import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
+import { ARCHIVE_LIMITS, FIREHOSE_LIMITS } from '../../../lambda/receiver/archive-record.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../../lambda/receiver/handler.js';
 import { METRIC_NAMES } from '../../../lambda/receiver/metric-names.js';
@@ -121,6 +122,28 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
     expect(record?.api_request_id).toBe(requestId);
     expect(record?.message?.attributes.request_id).toBe(requestId);
     expect(output.text()).not.toContain(record?.body_base64);
+  });
+
+  it("archives the largest body the default MAX_BODY_BYTES lets in, its event and source filling it, within Firehose's record limit", async () => {
+    // Prepare: the body's text is copied again into the message's attributes, and the record
+    // holds both (the body as base64), so this is the largest record a queued call makes.
+    const since = new Date();
+    const { invoke } = await receiver(archive.endpoint, { FORWARD_EVENTS: '*' });
+    const maxBodyBytes = RECEIVER_SETTINGS.maxBodyBytes.default;
+    const filler = maxBodyBytes - JSON.stringify({ event: '', source: '' }).length;
+    const half = Math.floor(filler / 2);
+    const body = JSON.stringify({ event: 'e'.repeat(half), source: 's'.repeat(filler - half) });
+
+    // Act
+    const response = await invoke(signedCall(body, { timestamp: Math.floor(Date.now() / 1000) }));
+
+    // Assess
+    expect(Buffer.byteLength(body)).toBe(maxBodyBytes);
+    expect(JSON.parse(response.body)).toEqual({ status: 'queued' });
+    const [record] = await archived(since);
+    expect(record?.message?.attributes.source).toHaveLength(filler - half);
+    expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThan(FIREHOSE_LIMITS.recordBytes);
+    expect(output.text()).not.toContain('archive');
   });
 
   it('archives a verified call it ignores, without a message', async () => {
