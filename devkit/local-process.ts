@@ -16,6 +16,8 @@ export class LocalProcessError extends WebhookReceiverError {}
 export interface LocalProcess {
   readonly webhookUrl: string;
   readonly queueUrl: string;
+  /** The bucket of its archive, as the banner prints it: `http://127.0.0.1:<port>/<bucket>`. */
+  readonly archiveUrl: string;
   readonly key: string;
   /** The child's last lines of output, for diagnostics when something fails. */
   output(): string;
@@ -151,6 +153,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
   return {
     webhookUrl: bannerValue(banner, 'Webhook URL'),
     queueUrl: bannerValue(banner, 'Queue URL'),
+    archiveUrl: bannerValue(banner, 'Archive'),
     key,
     output: () => tail,
     stop: async () => {

@@ -21,17 +21,19 @@ import {
 } from '../devkit/tool-io.js';
 import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
 import { type DrainedQueue, drainQueue } from './drain-queue.js';
+import { readRunArchive } from './read-archive.js';
 import { isRunBody, requestMix } from './request-mix.js';
 import { type LoadRun, runLoad } from './run-load.js';
 import { formatSummary } from './summary.js';
-import { CONTRACT, judgeRun, type Verdict } from './verdict.js';
+import { CONTRACT, isAnswered200, judgeRun, type Verdict } from './verdict.js';
 
 const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL] [--queue-url URL]
                             [--seed N] [--time-limit SECONDS]
 
 Sends a mix of webhook calls to a receiver on this machine, drains its queue, and checks that
 every call answered 200 queued has exactly one message with the identical body, that no other
-message exists, and that forged, stale and oversized calls got 401, 401 and 413.
+message exists, that forged, stale and oversized calls got 401, 401 and 413, and (without --url)
+that every call answered 200 has its record in the archive.
 
   --requests N          number of calls (default 5000, at most 100000)
   --concurrency C       calls in flight at once, one connection each (default 20, at most 256)
@@ -75,6 +77,11 @@ export interface Target {
   readonly webhookUrl: string;
   readonly queueUrl: string;
   readonly key: string;
+  /**
+   * The receiver's local archive (`http://127.0.0.1:<port>/<bucket>`), when the run knows it
+   * (the npm start it started): every call answered 200 is then looked for there too.
+   */
+  readonly archiveUrl?: string;
 }
 
 /**
@@ -139,13 +146,13 @@ export interface HostileMixRun {
 }
 
 /**
- * Sends the hostile mix to `target`, drains this run's messages from its queue and judges both
- * against the contract. Used by `npm run loadtest` and the bench's throughput section.
+ * Sends the hostile mix to `target`, drains this run's messages from its queue, reads their
+ * records from its archive when it has one, and judges them against the contract. Used by `npm run loadtest` and the bench's throughput section.
  *
  * @param options - the mix
  * @param target - where the calls go, its queue and the key to sign with
  * @param env - the SQS client's environment (endpoint, credentials)
- * @throws the SDK's error when the queue cannot be drained
+ * @throws the SDK's error when the queue cannot be drained or the archive read
  */
 export async function runHostileMix(
   options: HostileMixOptions,
@@ -154,6 +161,7 @@ export async function runHostileMix(
 ): Promise<HostileMixRun> {
   const { config } = options;
   const runId = randomBytes(4).toString('hex');
+  const since = new Date();
   const requests = requestMix({
     count: options.requests,
     key: target.key,
@@ -169,23 +177,30 @@ export async function runHostileMix(
     concurrency: options.concurrency,
     timeLimitMs: options.timeLimitSeconds * 1000,
   });
+  const isOurs = (body: string): boolean => isRunBody(body, runId);
   const client = sqsClientFor(target.queueUrl, env);
   let queue: DrainedQueue;
   try {
-    queue = await drainQueue({
-      client,
-      queueUrl: target.queueUrl,
-      isOurs: (body) => isRunBody(body, runId),
-    });
+    queue = await drainQueue({ client, queueUrl: target.queueUrl, isOurs });
   } finally {
     client.destroy();
   }
+  const archived =
+    target.archiveUrl === undefined
+      ? undefined
+      : await readRunArchive({
+          archiveUrl: target.archiveUrl,
+          since,
+          isOurs,
+          expected: run.results.filter(isAnswered200).length,
+        });
   const verdict = judgeRun({
     requested: options.requests,
     results: run.results,
     messages: queue.messages,
     expectations: CONTRACT,
     standardQueue: !target.queueUrl.endsWith('.fifo'),
+    ...(archived === undefined ? {} : { archived }),
   });
   return { run, queue, verdict };
 }
@@ -198,7 +213,7 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
   try {
     mix = await runHostileMix(options, target, io.env);
   } catch (error) {
-    io.err(`Could not drain ${target.queueUrl}: ${(error as Error).message}`);
+    io.err(`Could not drain ${target.queueUrl} or read the archive: ${(error as Error).message}`);
     return 1;
   }
   const { run, queue, verdict } = mix;

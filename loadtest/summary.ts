@@ -1,6 +1,6 @@
 import type { DrainedQueue } from './drain-queue.js';
 import type { LoadRun, Outcome } from './run-load.js';
-import { describeOutcome, type Expectations, type Verdict } from './verdict.js';
+import { describeOutcome, type Expectations, isAnswered200, type Verdict } from './verdict.js';
 
 /** What {@link formatSummary} reports on. */
 export interface SummaryInput {
@@ -36,6 +36,9 @@ export function formatSummary(input: SummaryInput): string {
     `Queue: ${queue.messages.length} messages of this run drained, ${verdict.matched} paired with a 200 queued answer` +
       ` (${verdict.repeatedBodies} bodies were replayed: answered queued and stored once per call)` +
       (queue.foreign > 0 ? `; ${queue.foreign} messages of other senders left in the queue` : ''),
+    verdict.archived === undefined
+      ? 'Archive: not checked (--url: the archive of that npm start is not known)'
+      : `Archive: ${verdict.archived} of ${run.results.filter(isAnswered200).length} calls answered 200 have their record`,
     `Elapsed: ${seconds.toFixed(1)} s, ${(run.results.length / seconds).toFixed(0)} requests/s,` +
       ` latency p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
     '',
@@ -43,7 +46,7 @@ export function formatSummary(input: SummaryInput): string {
   if (verdict.problems.length === 0) {
     lines.push(
       'PASS: every 200 queued answer has exactly one message with the identical body, no message of this run',
-      '      is unaccounted for, and every refused call got the contract status.',
+      `      is unaccounted for, every refused call got the contract status${verdict.archived === undefined ? '' : ', and every 200 is archived'}.`,
     );
   } else {
     lines.push('FAIL:', ...verdict.problems.map((problem) => `  - ${problem}`));

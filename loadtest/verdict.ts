@@ -15,6 +15,12 @@ export const CONTRACT: Expectations = {
   ignored: ['ignored'],
 };
 
+/** An archive record of a call answered 200: its body's digest and the verdict it holds. */
+export interface ArchivedCall {
+  readonly digest: string;
+  readonly verdict: 'queued' | 'ignored';
+}
+
 /** What the run is judged on. */
 export interface VerdictInput {
   /** How many requests the run was asked to send. */
@@ -35,6 +41,13 @@ export interface VerdictInput {
    * @default none
    */
   readonly mayBeQueued?: (result: LoadResult) => boolean;
+  /**
+   * This run's records in the archive, when the archive is judged: every call answered 200 must
+   * have one with its body and verdict. More are no problem (the archive keeps a call at least
+   * once, and a call whose answer was lost may be archived).
+   * @default the archive is not judged
+   */
+  readonly archived?: readonly ArchivedCall[];
 }
 
 /** Counts and, if the run broke the contract, what went wrong. */
@@ -47,6 +60,8 @@ export interface Verdict {
   readonly matched: number;
   /** Bodies answered `queued` more than once (replays); each answer has its own message. */
   readonly repeatedBodies: number;
+  /** Calls answered 200 that have their archive record; `undefined` when it was not judged. */
+  readonly archived?: number;
 }
 
 /**
@@ -91,12 +106,21 @@ export function judgeRun(input: VerdictInput): Verdict {
   );
   problems.push(...pairing.problems);
   if (input.standardQueue) problems.push(...dedupKeyProblems(input.messages));
+  const archive =
+    input.archived === undefined ? undefined : pairArchive(input.results, input.archived);
+  if (archive !== undefined) problems.push(...archive.problems);
   return {
     problems,
     counts,
     matched: pairing.matched,
     repeatedBodies: pairing.repeatedBodies,
+    ...(archive === undefined ? {} : { archived: archive.paired }),
   };
+}
+
+/** Whether a call was answered 200 (`queued` or `ignored`): an answered call, to be archived. */
+export function isAnswered200(result: LoadResult): boolean {
+  return result.outcome === 'queued' || result.outcome === 'ignored';
 }
 
 /** `200 queued`, `200 ignored`, `401`, `no answer`. */
@@ -172,6 +196,35 @@ function pairMessages(
     problems.push(`${count} messages in the queue were never answered 200 queued (${kind})`);
   }
   return { problems, matched, repeatedBodies };
+}
+
+/** Pairs every call answered 200 with an archive record of its body and verdict. */
+function pairArchive(
+  results: readonly LoadResult[],
+  archived: readonly ArchivedCall[],
+): { problems: string[]; paired: number } {
+  const problems: string[] = [];
+  let paired = 0;
+  for (const verdict of ['queued', 'ignored'] as const) {
+    const answered = tally(
+      results.filter((result) => result.outcome === verdict),
+      (result) => result.digest,
+    );
+    const kept = tally(
+      archived.filter((call) => call.verdict === verdict),
+      (call) => call.digest,
+    );
+    let missing = 0;
+    for (const [digest, count] of answered) {
+      const found = Math.min(count, kept.get(digest) ?? 0);
+      paired += found;
+      missing += count - found;
+    }
+    if (missing > 0) {
+      problems.push(`${missing} calls answered 200 ${verdict} have no record in the archive`);
+    }
+  }
+  return { problems, paired };
 }
 
 function dedupKeyProblems(messages: readonly DrainedMessage[]): string[] {

@@ -23,6 +23,7 @@ describe('Tool: npm run loadtest', () => {
     expect(out).toMatch(/^oversized +30 +413 +0 +0 +0 +30$/m);
     expect(out).toMatch(/^ignored +60 +200 ignored +0 +60 +0 +0$/m);
     expect(out).toContain('Queue: 360 messages of this run drained, 360 paired');
+    expect(out).toContain('Archive: 420 of 420 calls answered 200 have their record');
     expect(out).toContain('PASS:');
     const webhookUrl = /Sending 600 calls to (\S+)/.exec(out)?.[1] ?? '';
     await expect(fetch(webhookUrl, { method: 'POST' })).rejects.toThrow();

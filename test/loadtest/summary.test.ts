@@ -43,6 +43,9 @@ describe('Function: formatSummary', () => {
     expect(text).toContain('PASS: every 200 queued answer has exactly one message');
     expect(text).toContain('3 messages of other senders left in the queue');
     expect(text).toContain('Not checked (--url: the queue is shared)');
+    expect(text).toContain(
+      'Archive: not checked (--url: the archive of that npm start is not known)',
+    );
     expect(text).not.toContain('no other message exists');
   });
 

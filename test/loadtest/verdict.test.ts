@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { DrainedMessage } from '../../loadtest/drain-queue.js';
 import type { LoadResult, Outcome } from '../../loadtest/run-load.js';
-import { CONTRACT, judgeRun, type VerdictInput } from '../../loadtest/verdict.js';
+import {
+  type ArchivedCall,
+  CONTRACT,
+  judgeRun,
+  type VerdictInput,
+} from '../../loadtest/verdict.js';
 
 let nextIndex = 0;
 
@@ -223,5 +228,48 @@ describe('Function: judgeRun', () => {
 
     // Assess
     expect(verdict.problems).toEqual(['time limit reached: 4993 of 5000 requests were not sent']);
+  });
+
+  it('pairs every call answered 200 with an archive record of its body and verdict, a replay with its own, and takes records beyond them', () => {
+    // Prepare
+    const run = passingRun();
+    const archived: ArchivedCall[] = [
+      { digest: 'a', verdict: 'queued' },
+      { digest: 'a', verdict: 'queued' },
+      { digest: 'b', verdict: 'queued' },
+      // Archived twice (at least once), and a call whose answer was lost.
+      { digest: 'b', verdict: 'queued' },
+      { digest: 'x', verdict: 'queued' },
+      { digest: 'i', verdict: 'ignored' },
+    ];
+
+    // Act
+    const verdict = judgeRun({ ...run, archived });
+    const notJudged = judgeRun(run);
+
+    // Assess
+    expect(verdict.problems).toEqual([]);
+    expect(verdict.archived).toBe(4);
+    expect(notJudged.archived).toBeUndefined();
+  });
+
+  it('reports calls answered 200 without their archive record, by verdict', () => {
+    // Prepare: the replay's record is missing, and the ignored call's holds another verdict.
+    const run = passingRun();
+    const archived: ArchivedCall[] = [
+      { digest: 'a', verdict: 'queued' },
+      { digest: 'b', verdict: 'queued' },
+      { digest: 'i', verdict: 'queued' },
+    ];
+
+    // Act
+    const verdict = judgeRun({ ...run, archived });
+
+    // Assess
+    expect(verdict.problems).toEqual([
+      '1 calls answered 200 queued have no record in the archive',
+      '1 calls answered 200 ignored have no record in the archive',
+    ]);
+    expect(verdict.archived).toBe(2);
   });
 });
