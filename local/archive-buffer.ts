@@ -98,6 +98,8 @@ export class ArchiveBuffer<T> {
   #fileBytes = 0;
   #records: Buffer[] = [];
   #bytes = 0;
+  /** Bytes of the records taken out for the write under way: held too until it succeeds. */
+  #writingBytes = 0;
   /** Files set aside, oldest first, whose records lead `#records` (those of failed writes). */
   #setAside: BufferFile[] = [];
   #sequence = 0;
@@ -146,8 +148,9 @@ export class ArchiveBuffer<T> {
     if (this.#closed) throw new ArchiveClosedError('the archive is closed');
     if (records.length === 0) return;
     const data = records.length === 1 ? (records[0] as Buffer) : Buffer.concat(records);
-    if (this.#bytes + data.length > MAX_HELD_BUFFERS * this.#options.limits.maxBytes) {
-      throw new ArchiveFullError(`${this.#bytes} bytes of records are waiting for a write`);
+    const held = this.#bytes + this.#writingBytes;
+    if (held + data.length > MAX_HELD_BUFFERS * this.#options.limits.maxBytes) {
+      throw new ArchiveFullError(`${held} bytes of records are waiting for a write`);
     }
     if (this.#fd === -1) {
       const since = this.#now();
@@ -230,6 +233,7 @@ export class ArchiveBuffer<T> {
     this.#records = [];
     this.#setAside = [];
     this.#bytes = 0;
+    this.#writingBytes = bytes;
     const since = new Date(files[0]?.since ?? file?.since ?? this.#now());
     let result: T;
     try {
@@ -241,6 +245,8 @@ export class ArchiveBuffer<T> {
       this.#bytes += bytes;
       this.#retryLater(error);
       return;
+    } finally {
+      this.#writingBytes = 0;
     }
     this.#failing = false;
     for (const { name } of files) rmSync(join(this.#options.dir, name), { force: true });

@@ -28,7 +28,7 @@ import {
   FIREHOSE_LIMITS,
 } from '../lambda/receiver/archive-record.js';
 import { ArchiveBuffer } from './archive-buffer.js';
-import { closeServer, limitRequestBodies, listen, refuseConnect } from './net.js';
+import { BodyBudget, closeServer, limitRequestBodies, listen, refuseConnect } from './net.js';
 
 /** The folder of the state folder that holds the archive. */
 export const ARCHIVE_FOLDER = 'archive';
@@ -98,6 +98,13 @@ export interface LocalArchive {
   close(): Promise<void>;
 }
 
+/**
+ * Longest body of an S3 call other than an object's data, which s3rver holds whole to parse it
+ * (DeleteObjects, CompleteMultipartUpload, tagging): the largest of these S3 takes, 1,000 keys
+ * of 1,024 bytes to delete, is about 1.1 MB.
+ */
+const MAX_S3_XML_BYTES = 2 * 1024 * 1024;
+
 // The Firehose operations the stand-in answers, by their X-Amz-Target.
 const FIREHOSE_TARGET = /^Firehose_20150804\.(PutRecord|PutRecordBatch)$/;
 
@@ -115,9 +122,10 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
   await s3rver.configureBuckets();
   const s3 = s3rver.callback();
   let buffer: ArchiveBuffer<ArchivedObject> | undefined;
+  // One budget for the port: Firehose calls and the S3 calls whose bodies s3rver holds.
+  const budget = new BodyBudget(8 * MAX_PUT_REQUEST_BYTES);
   const putListener = limitRequestBodies(
-    MAX_PUT_REQUEST_BYTES,
-    FIREHOSE_JSON,
+    { maxBytes: MAX_PUT_REQUEST_BYTES, budget, contentType: FIREHOSE_JSON },
     (request, response) => {
       if (buffer === undefined) {
         request.resume();
@@ -134,17 +142,19 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
       );
     },
   );
+  const s3Listener = limitRequestBodies(
+    { maxBytes: MAX_S3_XML_BYTES, budget, contentType: 'application/xml' },
+    s3,
+  );
   const server = createServer((request, response) => {
     if (request.headers.origin !== undefined || !isLoopbackHostHeader(request.headers.host)) {
       request.resume();
       answer(response, 403, { __type: 'AccessDenied', message: 'local tools only' });
       return;
     }
-    if (firehoseOperation(request) !== undefined) {
-      putListener(request, response);
-    } else {
-      s3(request, response);
-    }
+    if (firehoseOperation(request) !== undefined) putListener(request, response);
+    else if (isObjectData(request)) s3(request, response);
+    else s3Listener(request, response);
   });
   refuseConnect(server);
   const port = await listen(server, options.port, LOOPBACK);
@@ -225,6 +235,9 @@ async function putRecords(
   }
   const batch = firehoseOperation(request) === 'PutRecordBatch';
   const records = (batch ? input.Records : [input.Record]) ?? [];
+  if (records.some((record) => typeof record?.Data !== 'string')) {
+    throw new FirehoseCallError('ValidationException', 'every record needs its Data');
+  }
   const data = records.map((record) => Buffer.from(record?.Data ?? '', 'base64'));
   const refusal = putRefusal(data, batch);
   if (refusal !== undefined) throw new FirehoseCallError('ValidationException', refusal);
@@ -260,6 +273,19 @@ function putRefusal(records: readonly Buffer[], batch: boolean): string | undefi
     return `a PutRecordBatch holds at most ${FIREHOSE_LIMITS.batchBytes} bytes, not ${total}`;
   }
   return undefined;
+}
+
+// The sub-resources whose PUT documents s3rver parses whole; every other PUT is an object's data.
+const S3_DOCUMENT_PUTS = ['cors', 'website', 'tagging'];
+
+/**
+ * Whether a request carries an object's data (PutObject, UploadPart), which s3rver streams to the
+ * disk instead of holding it.
+ */
+function isObjectData(request: IncomingMessage): boolean {
+  if (request.method !== 'PUT') return false;
+  const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
+  return !S3_DOCUMENT_PUTS.some((name) => query.has(name));
 }
 
 /** The Firehose operation a request calls, or `undefined` for an S3 request. */

@@ -16,7 +16,14 @@ import {
   QUEUE_NAME,
 } from '../devkit/local-run.js';
 import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
-import { closeServer, limitRequestBodies, listen, refuseConnect } from './net.js';
+import {
+  BodyBudget,
+  closeServer,
+  limitRequestBodies,
+  listen,
+  readWholeBody,
+  refuseConnect,
+} from './net.js';
 import { QueueJournal, type StoredMessage } from './queue-journal.js';
 
 /** Receives after which a message moves to the dead-letter queue: the deployed queue's value. */
@@ -27,9 +34,9 @@ const MAX_MESSAGE_SIZE = QUEUE_SETTINGS.maxMessageSizeBytes;
 
 /**
  * Longest request body the embedded queue reads: a batch of messages as large as SQS takes in
- * one call (1 MiB in all), written with the most escaping either protocol needs (JSON at most
- * doubles a text, a form-encoded query call at most triples it) and room for the call's other
- * fields.
+ * one call (1 MiB in all), with room for the escapes either protocol writes (JSON writes a quote,
+ * backslash or line break SQS takes as 2 bytes, a form-encoded query call any byte as at most 3)
+ * and the call's other fields.
  */
 const MAX_REQUEST_BYTES = 4 * MAX_MESSAGE_SIZE;
 
@@ -132,10 +139,14 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
   const durable =
     journal === undefined ? requestHandler : answerOnceDurable(requestHandler, journal);
   // Loopback only: the embedded queue has no authentication, so it must never face a network.
-  const listener = options.tap?.(durable) ?? durable;
-  const server = createServer(
-    refuseWebPages(limitRequestBodies(MAX_REQUEST_BYTES, SQS_JSON, listener)),
-  );
+  const listener = readWholeBody(options.tap?.(durable) ?? durable);
+  const limits = {
+    maxBytes: MAX_REQUEST_BYTES,
+    // Eight of the largest calls at once: more than the receiver and the tools ever send.
+    budget: new BodyBudget(8 * MAX_REQUEST_BYTES),
+    contentType: SQS_JSON,
+  };
+  const server = createServer(refuseWebPages(limitRequestBodies(limits, listener)));
   refuseConnect(server);
   let port: number;
   try {

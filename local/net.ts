@@ -1,6 +1,6 @@
-import { type RequestListener, type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type RequestListener, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { type Duplex, Readable } from 'node:stream';
 
 /** Listens on `host:port` and resolves with the bound port (useful with port 0), or rejects with the listen error (e.g. EADDRINUSE). */
 export function listen(server: Server, port: number, host: string): Promise<number> {
@@ -56,33 +56,111 @@ export function refuseConnect(server: Server): void {
 }
 
 /**
- * Wraps the request listener of a local AWS stand-in so that it never reads a body longer than
- * `maxBytes`. The stand-ins buffer whole request bodies (local-aws-sqs concatenates each chunk
- * onto a new Buffer, quadratic in the body's length: one 32 MiB request held the event loop of
- * `npm start` for 5.5 s), and any process on this machine can reach them. A request must declare
- * its length, as the AWS SDK always does: one declaring more than `maxBytes` is answered 413, a
- * chunked one 411, each with an AWS JSON error in `contentType` and `connection: close`, before a
- * byte of its body is read.
+ * The request-body bytes a local AWS stand-in reads at once, all requests together: with a bound
+ * per request only, many connections each sending a body just under it (and holding its last
+ * byte) would still grow the process without end.
  */
-export function limitRequestBodies(
-  maxBytes: number,
-  contentType: string,
-  listener: RequestListener,
-): RequestListener {
+export class BodyBudget {
+  readonly #maxBytes: number;
+  #taken = 0;
+
+  /** @param maxBytes - bytes the requests under way may declare together */
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Takes `bytes` of the budget; false, taking nothing, when they do not fit. */
+  take(bytes: number): boolean {
+    if (this.#taken + bytes > this.#maxBytes) return false;
+    this.#taken += bytes;
+    return true;
+  }
+
+  /** Gives back what {@link take} took. */
+  give(bytes: number): void {
+    this.#taken -= bytes;
+  }
+}
+
+/** The bounds {@link limitRequestBodies} keeps. */
+export interface BodyLimits {
+  /** Longest body one request may declare. */
+  readonly maxBytes: number;
+  /** What the requests under way may declare together (shared by the listeners given it). */
+  readonly budget: BodyBudget;
+  /**
+   * The content type of the stand-in's error answers: an AWS JSON type, or `application/xml`
+   * for S3's error document.
+   */
+  readonly contentType: string;
+}
+
+/**
+ * Wraps the request listener of a local AWS stand-in so that the bodies it reads stay bounded,
+ * each and all together: any process on this machine can reach the stand-ins, and they (or the
+ * libraries they run) hold whole bodies in memory. A request must declare its length, as the
+ * AWS SDK always does. One declaring more than `limits.maxBytes` is answered 413, a chunked one
+ * 411, and one that does not fit the budget while others are read 503 with `Retry-After` (the
+ * SDK retries it); each with an AWS error answer and `connection: close`, and none of its body
+ * is kept.
+ */
+export function limitRequestBodies(limits: BodyLimits, listener: RequestListener): RequestListener {
   return (request, response) => {
-    const declared = request.headers['content-length'];
-    const chunked = request.headers['transfer-encoding'] !== undefined;
-    if (!chunked && (declared === undefined || Number(declared) <= maxBytes)) {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    const refusal =
+      request.headers['transfer-encoding'] !== undefined
+        ? { status: 411, message: 'a request body must declare its Content-Length' }
+        : declared > limits.maxBytes
+          ? { status: 413, message: `a request body may hold at most ${limits.maxBytes} bytes` }
+          : limits.budget.take(declared)
+            ? undefined
+            : { status: 503, message: 'too many request bodies are being read; retry' };
+    if (refusal === undefined) {
+      request.once('close', () => limits.budget.give(declared));
       listener(request, response);
       return;
     }
-    const status = chunked ? 411 : 413;
-    const message = chunked
-      ? 'a request body must declare its Content-Length'
-      : `a request body may hold at most ${maxBytes} bytes`;
-    // Read and dropped, not buffered, until the connection closes after the answer.
+    // Read and dropped, not kept, until the connection closes after the answer.
     request.resume();
-    response.writeHead(status, { 'content-type': contentType, connection: 'close' });
-    response.end(JSON.stringify({ __type: STATUS_CODES[status]?.replaceAll(' ', ''), message }));
+    response.writeHead(refusal.status, {
+      'content-type': limits.contentType,
+      connection: 'close',
+      ...(refusal.status === 503 ? { 'retry-after': '1' } : {}),
+    });
+    const code = STATUS_CODES[refusal.status]?.replaceAll(' ', '');
+    response.end(
+      limits.contentType === 'application/xml'
+        ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${refusal.message}</Message></Error>`
+        : JSON.stringify({ __type: code, message: refusal.message }),
+    );
+  };
+}
+
+/**
+ * Reads each request's body whole before calling `listener`, and hands it a request that gives
+ * the body as one chunk. For listeners that join a body chunk by chunk: local-aws-sqs copies the
+ * whole body so far for every chunk it gets, so a body trickled in 1 KiB pieces cost it time
+ * quadratic in its length. The stand-in request carries the original's headers, method, URL and
+ * socket; the body is bounded by {@link limitRequestBodies} in front of this.
+ */
+export function readWholeBody(listener: RequestListener): RequestListener {
+  return (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const whole = Readable.from(chunks.length === 0 ? [] : [Buffer.concat(chunks)]);
+      const { headers, rawHeaders, method, url, httpVersion, socket } = request;
+      listener(
+        Object.assign(whole, {
+          headers,
+          rawHeaders,
+          method,
+          url,
+          httpVersion,
+          socket,
+        }) as unknown as IncomingMessage,
+        response,
+      );
+    });
   };
 }

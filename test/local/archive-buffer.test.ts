@@ -199,6 +199,50 @@ describe('Class: ArchiveBuffer', () => {
     );
   });
 
+  it('counts the records of a write under way among those it holds, so puts during a slow failing write are refused at the same bound', async () => {
+    // Prepare: writes that fail only when the test says so, buffers of 36 bytes.
+    const dir = join(stateDir(), 'full-during-write');
+    const pending: Array<(error: Error) => void> = [];
+    let failed = false;
+    const failWrite = () => {
+      failed = true;
+      for (const reject of pending) reject(new Error('S3 answered 503'));
+    };
+    const buffer = await ArchiveBuffer.open({
+      dir,
+      limits: { intervalMs: 60_000, maxBytes: 36 },
+      write: () =>
+        failed
+          ? Promise.reject(new Error('S3 answered 503'))
+          : new Promise((_, reject) => pending.push(reject)),
+      onWritten: () => {},
+      onError: () => {},
+    });
+    const addUntilRefused = (from: number): number => {
+      for (let index = from; index < from + 100; index++) {
+        try {
+          buffer.add([record(index)]);
+        } catch {
+          return index - from;
+        }
+      }
+      return 100;
+    };
+
+    // Act: fill it, start a write, put more while it is under way, let it fail, put more.
+    const beforeWrite = addUntilRefused(0);
+    const writing = buffer.flush();
+    await sleep(10);
+    const duringWrite = addUntilRefused(beforeWrite);
+    failWrite();
+    await writing;
+    const afterFailure = addUntilRefused(beforeWrite + duringWrite);
+    await buffer.close();
+
+    // Assess: 22 records (276 of 288 bytes) before the write, none while and after it fails.
+    expect([beforeWrite, duringWrite, afterFailure]).toEqual([22, 0, 0]);
+  });
+
   it('writes each buffer a run could not, first thing when the next opens the folder, under the time of its oldest record', async () => {
     // Prepare: a run whose writes all fail stops with two buffers on disk, taken hours ago.
     const dir = join(stateDir(), 'left');

@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FirehoseClient, PutRecordBatchCommand, PutRecordCommand } from '@aws-sdk/client-firehose';
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import {
+  FirehoseClient,
+  PutRecordBatchCommand,
+  PutRecordCommand,
+  type PutRecordCommandInput,
+} from '@aws-sdk/client-firehose';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { localS3Client } from '../../devkit/s3-client.js';
 import { FIREHOSE_LIMITS } from '../../lambda/receiver/archive-record.js';
@@ -166,6 +171,12 @@ describe('Function: startLocalArchive', () => {
         line(batchBytes - 4 * recordBytes + 1),
       ]),
       otherStream: await putRecord(line(10), 'another-stream'),
+      noRecord: await firehose
+        .send(new PutRecordCommand({ DeliveryStreamName: archive.stream } as PutRecordCommandInput))
+        .then(
+          () => 'taken',
+          (error: Error) => error.name,
+        ),
     };
     oversize.write(
       Buffer.from(
@@ -188,9 +199,38 @@ describe('Function: startLocalArchive', () => {
       tooManyRecords: 'ValidationException',
       batchTooLarge: 'ValidationException',
       otherStream: 'ResourceNotFoundException',
+      noRecord: 'ValidationException',
     });
     expect(tooLarge?.status).toBe(413);
     expect(lines).toBe(1 + batchRecords);
+  });
+
+  it('bounds the S3 calls whose bodies s3rver holds, and streams an object larger than that bound', async () => {
+    // Prepare
+    const archive = await startTestArchive(join(stateDir(), 's3-bodies'));
+    const s3 = localS3Client(archive.endpoint);
+    const deletion = await KeptAliveConnection.open(archive.endpoint);
+    const large = Buffer.alloc(8 * 1024 * 1024, 0x61);
+
+    // Act: the start of a DeleteObjects document declared at 64 MiB, then an 8 MiB object.
+    deletion.write(
+      Buffer.from(
+        `POST /${archive.bucket}?delete HTTP/1.1\r\nHost: ${deletion.host}\r\nContent-Type: application/xml\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n<Delete>`,
+      ),
+    );
+    const tooLarge = await deletion.readAnswer();
+    deletion.close();
+    await s3.send(new PutObjectCommand({ Bucket: archive.bucket, Key: 'large', Body: large }));
+    const object = await s3.send(new GetObjectCommand({ Bucket: archive.bucket, Key: 'large' }));
+    const read = Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+    s3.destroy();
+    await archive.close();
+
+    // Assess
+    expect(tooLarge?.status).toBe(413);
+    expect(tooLarge?.headers['content-type']).toBe('application/xml');
+    expect(tooLarge?.body).toContain('<Code>PayloadTooLarge</Code>');
+    expect(read.equals(large)).toBe(true);
   });
 });
 

@@ -119,6 +119,41 @@ describe('Function: startLocalQueues', () => {
     expect(sent.MessageId).toBeDefined();
   });
 
+  it('reads at most eight of the largest calls at once: a ninth is answered 503 with Retry-After until one ends', async () => {
+    // Prepare: eight connections each declaring a 4 MiB body and holding it back.
+    queues = await startLocalQueues({ port: 0 });
+    const client = sqsClient(queues.endpoint);
+    const declare = async () => {
+      const connection = await KeptAliveConnection.open(queues?.endpoint ?? '');
+      connection.write(
+        Buffer.from(
+          `POST / HTTP/1.1\r\nHost: ${connection.host}\r\nX-Amz-Target: AmazonSQS.SendMessage\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: ${4 * 1024 * 1024}\r\n\r\n{`,
+        ),
+      );
+      return connection;
+    };
+    const holding = [];
+    for (let index = 0; index < 8; index++) holding.push(await declare());
+    await setTimeout(100);
+
+    // Act
+    const ninth = await declare();
+    const refused = await ninth.readAnswer();
+    const stillOpen = holding.map((connection) => !connection.closed);
+    ninth.close();
+    for (const connection of holding) connection.close();
+    await setTimeout(100);
+    const sent = await client.send(
+      new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'after the budget' }),
+    );
+
+    // Assess
+    expect(refused?.status).toBe(503);
+    expect(refused?.headers['retry-after']).toBe('1');
+    expect(stillOpen).toEqual(Array(8).fill(true));
+    expect(sent.MessageId).toBeDefined();
+  });
+
   it('keeps queued messages when the listener is stopped and started again', async () => {
     // Prepare
     queues = await startLocalQueues({ port: 0 });
