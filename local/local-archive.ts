@@ -101,7 +101,8 @@ export interface LocalArchive {
 /**
  * Longest body of an S3 call other than an object's data, which s3rver holds whole to parse it
  * (DeleteObjects, CompleteMultipartUpload, tagging): the largest of these S3 takes, 1,000 keys
- * of 1,024 bytes to delete, is about 1.1 MB.
+ * of 1,024 bytes to delete, is about 1.1 MB. (A browser form's POST upload is held to it too:
+ * no tool uses one, and the port refuses web pages.)
  */
 const MAX_S3_XML_BYTES = 2 * 1024 * 1024;
 

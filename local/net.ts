@@ -116,7 +116,17 @@ export function limitRequestBodies(limits: BodyLimits, listener: RequestListener
             ? undefined
             : { status: 503, message: 'too many request bodies are being read; retry' };
     if (refusal === undefined) {
-      request.once('close', () => limits.budget.give(declared));
+      // Given back once, when the request or its answer ends, whichever comes first: a server
+      // that answers before reading a body drains the rest and drops it, and when its client
+      // then goes away the request itself may never emit `close`.
+      let given = false;
+      const give = (): void => {
+        if (given) return;
+        given = true;
+        limits.budget.give(declared);
+      };
+      request.once('close', give);
+      response.once('close', give);
       listener(request, response);
       return;
     }

@@ -232,6 +232,34 @@ describe('Function: startLocalArchive', () => {
     expect(tooLarge?.body).toContain('<Code>PayloadTooLarge</Code>');
     expect(read.equals(large)).toBe(true);
   });
+
+  it('takes puts after many calls answered before their bodies were read, whose clients then went away', async () => {
+    // Prepare: s3rver answers a listing at once, before its declared 2 MiB body.
+    const archive = await startTestArchive(join(stateDir(), 'answered-early'));
+    const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
+
+    // Act: more such calls than the port's budget holds, then a put.
+    const statuses: number[] = [];
+    for (let index = 0; index < 30; index++) {
+      const connection = await KeptAliveConnection.open(archive.endpoint);
+      connection.write(
+        Buffer.from(
+          `GET /${archive.bucket} HTTP/1.1\r\nHost: ${connection.host}\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`,
+        ),
+      );
+      statuses.push((await connection.readAnswer())?.status ?? 0);
+      connection.close();
+    }
+    const put = await firehose.send(
+      new PutRecordCommand({ DeliveryStreamName: archive.stream, Record: { Data: record(1) } }),
+    );
+    firehose.destroy();
+    await archive.close();
+
+    // Assess
+    expect(statuses).toEqual(Array(30).fill(200));
+    expect(put.RecordId).toBeDefined();
+  });
 });
 
 /** The lines of every object in the bucket. */
