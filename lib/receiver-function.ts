@@ -8,6 +8,7 @@ import { RECEIVER_SETTINGS, RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/
 import { ALLOWED_SOURCE_IPS } from '../lambda/receiver/config.js';
 import type { EndpointDirectorySecret } from './endpoint-directory.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
+import { keyUseThroughService } from './key-use.js';
 import { createFunction } from './lambda-function.js';
 import { INGRESS_WITH_SOURCE_POLICY, type ReceiverSettings } from './receiver-settings.js';
 import { grantReadEndpointSigningKeys, grantReadSigningKey } from './signing-key.js';
@@ -24,8 +25,8 @@ export type ReceiverKeys =
 /**
  * The function that verifies each call and forwards it to the queue. It may read its secrets and
  * send to the queue, nothing more: `sqs:SendMessage` only (plus the queue's KMS key when it has
- * one), not the GetQueueAttributes/GetQueueUrl that `grantSendMessages` adds, since the function
- * is given the queue's URL.
+ * one, through SQS only), not the GetQueueAttributes/GetQueueUrl that `grantSendMessages` adds,
+ * since the function is given the queue's URL.
  */
 export function createReceiverFunction(
   scope: Construct,
@@ -69,8 +70,13 @@ export function createReceiverFunction(
   }
   directory?.secret.grantRead(fn);
   queue.grant(fn, 'sqs:SendMessage');
-  // SQS needs both to put a message on a queue encrypted with a customer managed key.
-  queue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
+  const queueKey = queue.encryptionMasterKey;
+  if (queueKey !== undefined) {
+    // SQS needs both to put a message on a queue encrypted with a customer managed key.
+    fn.addToRolePolicy(
+      keyUseThroughService(scope, 'sqs', ['kms:GenerateDataKey', 'kms:Decrypt'], [queueKey.keyArn]),
+    );
+  }
   return fn;
 }
 

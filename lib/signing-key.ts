@@ -2,6 +2,7 @@ import { type CfnElement, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { keyUseThroughService } from './key-use.js';
 import { acknowledgeNagFindings } from './nag.js';
 
 /**
@@ -65,13 +66,7 @@ function decryptThroughSecretsManager(
   ];
   const [first] = secrets;
   if (keyArns.length === 0 || first === undefined) return undefined;
-  return new iam.PolicyStatement({
-    actions: ['kms:Decrypt'],
-    resources: keyArns,
-    conditions: {
-      StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(first).region}.amazonaws.com` },
-    },
-  });
+  return keyUseThroughService(first, 'secretsmanager', ['kms:Decrypt'], keyArns);
 }
 
 /**

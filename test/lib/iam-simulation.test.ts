@@ -135,16 +135,29 @@ describe('IAM simulation: customer managed keys', () => {
     },
   );
 
-  it("allows the receiver SendMessage and the queue key's actions on an existing queue imported with its key, and no ReceiveMessage", async () => {
+  it("allows the receiver SendMessage and the queue key's actions through SQS in the stack's region only on an existing queue imported with its key, and no ReceiveMessage", async () => {
+    // Prepare
+    const throughSqs = { 'kms:ViaService': `sqs.${REGION}.amazonaws.com` };
+    const throughOtherRegion = { 'kms:ViaService': 'sqs.eu-north-1.amazonaws.com' };
+
     // Act
     const results = await Promise.all([
       decide(variants.queueKey, 'sqs:SendMessage', QUEUE_ARN),
-      decide(variants.queueKey, 'kms:GenerateDataKey', KEY_ARN, {}, DEFAULT_KEY_POLICY),
+      decide(variants.queueKey, 'kms:GenerateDataKey', KEY_ARN, throughSqs, DEFAULT_KEY_POLICY),
+      decide(variants.queueKey, 'kms:Decrypt', KEY_ARN, throughSqs, DEFAULT_KEY_POLICY),
       decide(variants.queueKey, 'kms:Decrypt', KEY_ARN, {}, DEFAULT_KEY_POLICY),
+      decide(variants.queueKey, 'kms:Decrypt', KEY_ARN, throughOtherRegion, DEFAULT_KEY_POLICY),
       decide(variants.queueKey, 'sqs:ReceiveMessage', QUEUE_ARN),
     ]);
 
     // Assess
-    expect(results).toEqual(['Allowed', 'Allowed', 'Allowed', 'ImplicitlyDenied']);
+    expect(results).toEqual([
+      'Allowed',
+      'Allowed',
+      'Allowed',
+      'ImplicitlyDenied',
+      'ImplicitlyDenied',
+      'ImplicitlyDenied',
+    ]);
   });
 });

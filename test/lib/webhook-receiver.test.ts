@@ -219,7 +219,7 @@ describe('Class: WebhookReceiver', () => {
       ).toEqual([]);
     });
 
-    it('grants only SendMessage on an existing queue, and its KMS key', () => {
+    it('grants only SendMessage on an existing queue, and its KMS key through SQS', () => {
       // Prepare
       const { template, receiver, id } = existing;
 
@@ -231,6 +231,13 @@ describe('Class: WebhookReceiver', () => {
           Effect: 'Allow',
           Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
           Resource: EXISTING_KEY_ARN,
+          Condition: {
+            StringEquals: {
+              'kms:ViaService': {
+                'Fn::Join': ['', ['sqs.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+              },
+            },
+          },
         },
       ]);
     });
