@@ -4,6 +4,7 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { IdempotencyTable } from './idempotency-table.js';
+import { keyUseOnlyThroughService } from './key-use.js';
 import { createFunction } from './lambda-function.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { CONSUMER_TIMEOUT_SECONDS } from './queue-settings.js';
@@ -51,6 +52,13 @@ export function createConsumerFunction(
       reportBatchItemFailures: true,
     }),
   );
+  // The event source grants kms:Decrypt on the queue's key, to any caller: SQS's reads only.
+  const queueKey = queue.encryptionMasterKey;
+  if (queueKey !== undefined) {
+    consumer.addToRolePolicy(
+      keyUseOnlyThroughService(scope, 'sqs', ['kms:Decrypt'], [queueKey.keyArn]),
+    );
+  }
   // On the function: the event source mapping it owns is the resource the rule reports.
   acknowledgeNagFindings(consumer, {
     pack: 'Serverless',

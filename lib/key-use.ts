@@ -24,8 +24,35 @@ export function keyUseThroughService(
   return new iam.PolicyStatement({
     actions: [...actions],
     resources: [...keyArns],
-    conditions: {
-      StringEquals: { 'kms:ViaService': `${service}.${Stack.of(scope).region}.amazonaws.com` },
-    },
+    conditions: { StringEquals: viaService(scope, service) },
   });
+}
+
+/**
+ * Refuses a principal `actions` on KMS keys except in calls `service` makes for it in the
+ * stack's region: the same limit as {@link keyUseThroughService}, for a grant the stack does not
+ * write itself (CDK's `SqsEventSource` grants the consumer `kms:Decrypt` on its queue's key, with
+ * no condition). An explicit deny, so it holds whatever else allows.
+ *
+ * @param scope - a construct of the stack, for its region
+ * @param service - the only service that may use the keys
+ * @param actions - the KMS actions to limit
+ * @param keyArns - the keys
+ */
+export function keyUseOnlyThroughService(
+  scope: IConstruct,
+  service: 'secretsmanager' | 'sqs',
+  actions: readonly string[],
+  keyArns: readonly string[],
+): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    effect: iam.Effect.DENY,
+    actions: [...actions],
+    resources: [...keyArns],
+    conditions: { StringNotEquals: viaService(scope, service) },
+  });
+}
+
+function viaService(scope: IConstruct, service: string): Record<string, string> {
+  return { 'kms:ViaService': `${service}.${Stack.of(scope).region}.amazonaws.com` };
 }

@@ -21,11 +21,14 @@ const SECRET_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:booking-w
 const QUEUE_ARN = `arn:aws:sqs:${REGION}:${ACCOUNT}:bookings`;
 const ROLE_ARN = `arn:aws:iam::${ACCOUNT}:role/Receiver`;
 
-/** Every policy attached to the receiver's role, inline and managed, as deployed. */
-function receiverPolicies(stack: Stack, receiver: WebhookReceiver, template: Template) {
-  const roleId = stack.getLogicalId(
-    receiver.node.findChild('ReceiverRole').node.defaultChild as never,
-  );
+/** Every policy attached to one of the construct's roles (the receiver's), inline and managed, as deployed. */
+function receiverPolicies(
+  stack: Stack,
+  receiver: WebhookReceiver,
+  template: Template,
+  role: 'ReceiverRole' | 'ConsumerRole' = 'ReceiverRole',
+) {
+  const roleId = stack.getLogicalId(receiver.node.findChild(role).node.defaultChild as never);
   const physical = (logicalId: string) =>
     ({
       'AWS::Region': REGION,
@@ -56,14 +59,18 @@ function decide(
 
 describe('IAM simulation: customer managed keys', () => {
   const variants = {} as Record<
-    'construct' | 'context' | 'endpoint' | 'queueKey',
+    'construct' | 'context' | 'endpoint' | 'queueKey' | 'queueKeyConsumer',
     ReturnType<typeof receiverPolicies>
   >;
 
   beforeAll(() => {
-    const build = (make: (stack: Stack) => WebhookReceiver, stack: Stack) => {
+    const build = (
+      make: (stack: Stack) => WebhookReceiver,
+      stack: Stack,
+      role: 'ReceiverRole' | 'ConsumerRole' = 'ReceiverRole',
+    ) => {
       const receiver = make(stack);
-      return receiverPolicies(stack, receiver, CdkTemplate.fromStack(stack));
+      return receiverPolicies(stack, receiver, CdkTemplate.fromStack(stack), role);
     };
     variants.construct = build(
       (stack) =>
@@ -75,15 +82,22 @@ describe('IAM simulation: customer managed keys', () => {
         }),
       new Stack(new App(appProps(SKIP_BUNDLING)), 'Construct'),
     );
-    variants.queueKey = build(
-      (stack) =>
-        new WebhookReceiver(stack, 'Receiver', {
-          existingQueue: Queue.fromQueueAttributes(stack, 'Existing', {
-            queueArn: QUEUE_ARN,
-            keyArn: KEY_ARN,
-          }),
+    const withQueueKey = (consumer: boolean) => (stack: Stack) =>
+      new WebhookReceiver(stack, 'Receiver', {
+        existingQueue: Queue.fromQueueAttributes(stack, 'Existing', {
+          queueArn: QUEUE_ARN,
+          keyArn: KEY_ARN,
         }),
+        consumer,
+      });
+    variants.queueKey = build(
+      withQueueKey(false),
       new Stack(new App(appProps(SKIP_BUNDLING)), 'QueueKey'),
+    );
+    variants.queueKeyConsumer = build(
+      withQueueKey(true),
+      new Stack(new App(appProps(SKIP_BUNDLING)), 'QueueKeyConsumer'),
+      'ConsumerRole',
     );
     const context = new ReceiverStack(new App(appProps(SKIP_BUNDLING)), 'Context', {
       secretArn: SECRET_ARN,
@@ -134,6 +148,31 @@ describe('IAM simulation: customer managed keys', () => {
       ]);
     },
   );
+
+  it("lets the consumer decrypt with the queue's key through SQS in the stack's region only, the event source's grant notwithstanding", async () => {
+    // Act
+    const results = await Promise.all([
+      decide(variants.queueKeyConsumer, 'sqs:ReceiveMessage', QUEUE_ARN),
+      decide(
+        variants.queueKeyConsumer,
+        'kms:Decrypt',
+        KEY_ARN,
+        { 'kms:ViaService': `sqs.${REGION}.amazonaws.com` },
+        DEFAULT_KEY_POLICY,
+      ),
+      decide(variants.queueKeyConsumer, 'kms:Decrypt', KEY_ARN, {}, DEFAULT_KEY_POLICY),
+      decide(
+        variants.queueKeyConsumer,
+        'kms:Decrypt',
+        KEY_ARN,
+        { 'kms:ViaService': `secretsmanager.${REGION}.amazonaws.com` },
+        DEFAULT_KEY_POLICY,
+      ),
+    ]);
+
+    // Assess
+    expect(results).toEqual(['Allowed', 'Allowed', 'ExplicitlyDenied', 'ExplicitlyDenied']);
+  });
 
   it("allows the receiver SendMessage and the queue key's actions through SQS in the stack's region only on an existing queue imported with its key, and no ReceiveMessage", async () => {
     // Prepare
