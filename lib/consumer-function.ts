@@ -56,7 +56,11 @@ export function createConsumerFunction(
   const queueKey = queue.encryptionMasterKey;
   if (queueKey !== undefined) {
     consumer.addToRolePolicy(
-      keyUseOnlyThroughService(scope, 'sqs', ['kms:Decrypt'], [queueKey.keyArn]),
+      keyUseOnlyThroughService(scope, {
+        service: 'sqs',
+        actions: ['kms:Decrypt'],
+        keyArns: [queueKey.keyArn],
+      }),
     );
   }
   // On the function: the event source mapping it owns is the resource the rule reports.

@@ -2,8 +2,16 @@ import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 
+/** KMS keys, the actions on them, and the one service that may use them for a principal. */
+export interface KeyUse {
+  /** The service that uses the keys for the principal: `secretsmanager` or `sqs`. */
+  readonly service: 'secretsmanager' | 'sqs';
+  readonly actions: readonly string[];
+  readonly keyArns: readonly string[];
+}
+
 /**
- * Lets a principal use customer managed KMS keys only in calls `service` makes for it in the
+ * Lets a principal use customer managed KMS keys only in calls `use.service` makes for it in the
  * stack's region (`kms:ViaService`), not in calls to KMS itself: the principal reads a secret or
  * puts a message, and that service encrypts or decrypts for it. The statement goes in the
  * principal's own policy, which works for a key the stack imports (whose key policy it cannot
@@ -11,48 +19,37 @@ import type { IConstruct } from 'constructs';
  * (KMS's default key policy does); a grant on the key would name no service.
  *
  * @param scope - a construct of the stack, for its region
- * @param service - the service that uses the keys: `secretsmanager` or `sqs`
- * @param actions - the KMS actions that service needs
- * @param keyArns - the keys
+ * @param use - the keys, the actions and the service
  */
-export function keyUseThroughService(
-  scope: IConstruct,
-  service: 'secretsmanager' | 'sqs',
-  actions: readonly string[],
-  keyArns: readonly string[],
-): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    actions: [...actions],
-    resources: [...keyArns],
-    conditions: { StringEquals: viaService(scope, service) },
-  });
+export function keyUseThroughService(scope: IConstruct, use: KeyUse): iam.PolicyStatement {
+  return viaServiceStatement(scope, use, iam.Effect.ALLOW, 'StringEquals');
 }
 
 /**
- * Refuses a principal `actions` on KMS keys except in calls `service` makes for it in the
+ * Refuses a principal `use.actions` on KMS keys except in calls `use.service` makes for it in the
  * stack's region: the same limit as {@link keyUseThroughService}, for a grant the stack does not
  * write itself (CDK's `SqsEventSource` grants the consumer `kms:Decrypt` on its queue's key, with
  * no condition). An explicit deny, so it holds whatever else allows.
  *
  * @param scope - a construct of the stack, for its region
- * @param service - the only service that may use the keys
- * @param actions - the KMS actions to limit
- * @param keyArns - the keys
+ * @param use - the keys, the actions and the only service that may use them
  */
-export function keyUseOnlyThroughService(
-  scope: IConstruct,
-  service: 'secretsmanager' | 'sqs',
-  actions: readonly string[],
-  keyArns: readonly string[],
-): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    effect: iam.Effect.DENY,
-    actions: [...actions],
-    resources: [...keyArns],
-    conditions: { StringNotEquals: viaService(scope, service) },
-  });
+export function keyUseOnlyThroughService(scope: IConstruct, use: KeyUse): iam.PolicyStatement {
+  return viaServiceStatement(scope, use, iam.Effect.DENY, 'StringNotEquals');
 }
 
-function viaService(scope: IConstruct, service: string): Record<string, string> {
-  return { 'kms:ViaService': `${service}.${Stack.of(scope).region}.amazonaws.com` };
+function viaServiceStatement(
+  scope: IConstruct,
+  { service, actions, keyArns }: KeyUse,
+  effect: iam.Effect,
+  operator: 'StringEquals' | 'StringNotEquals',
+): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    effect,
+    actions: [...actions],
+    resources: [...keyArns],
+    conditions: {
+      [operator]: { 'kms:ViaService': `${service}.${Stack.of(scope).region}.amazonaws.com` },
+    },
+  });
 }

@@ -74,7 +74,11 @@ export function createReceiverFunction(
   if (queueKey !== undefined) {
     // SQS needs both to put a message on a queue encrypted with a customer managed key.
     fn.addToRolePolicy(
-      keyUseThroughService(scope, 'sqs', ['kms:GenerateDataKey', 'kms:Decrypt'], [queueKey.keyArn]),
+      keyUseThroughService(scope, {
+        service: 'sqs',
+        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        keyArns: [queueKey.keyArn],
+      }),
     );
   }
   return fn;

@@ -66,7 +66,11 @@ function decryptThroughSecretsManager(
   ];
   const [first] = secrets;
   if (keyArns.length === 0 || first === undefined) return undefined;
-  return keyUseThroughService(first, 'secretsmanager', ['kms:Decrypt'], keyArns);
+  return keyUseThroughService(first, {
+    service: 'secretsmanager',
+    actions: ['kms:Decrypt'],
+    keyArns,
+  });
 }
 
 /**
