@@ -52,7 +52,7 @@ export function createConsumerFunction(
       reportBatchItemFailures: true,
     }),
   );
-  // The event source grants kms:Decrypt on the queue's key, to any caller: SQS's reads only.
+  // The event source grants kms:Decrypt on the queue's key with no condition: SQS's reads only.
   const queueKey = queue.encryptionMasterKey;
   if (queueKey !== undefined) {
     consumer.addToRolePolicy(

@@ -147,7 +147,8 @@ export interface HostileMixRun {
 
 /**
  * Sends the hostile mix to `target`, drains this run's messages from its queue, reads their
- * records from its archive when it has one, and judges them against the contract. Used by `npm run loadtest` and the bench's throughput section.
+ * records from its archive when it has one, and judges them against the contract. Used by
+ * `npm run loadtest` and the bench's throughput section.
  *
  * @param options - the mix
  * @param target - where the calls go, its queue and the key to sign with

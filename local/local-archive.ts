@@ -28,7 +28,14 @@ import {
   FIREHOSE_LIMITS,
 } from '../lambda/receiver/archive-record.js';
 import { ArchiveBuffer } from './archive-buffer.js';
-import { BodyBudget, closeServer, limitRequestBodies, listen, refuseConnect } from './net.js';
+import {
+  BodyBudget,
+  closeServer,
+  LARGEST_CALLS_AT_ONCE,
+  limitRequestBodies,
+  listen,
+  refuseConnect,
+} from './net.js';
 
 /** The folder of the state folder that holds the archive. */
 export const ARCHIVE_FOLDER = 'archive';
@@ -124,7 +131,7 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
   const s3 = s3rver.callback();
   let buffer: ArchiveBuffer<ArchivedObject> | undefined;
   // One budget for the port: Firehose calls and the S3 calls whose bodies s3rver holds.
-  const budget = new BodyBudget(8 * MAX_PUT_REQUEST_BYTES);
+  const budget = new BodyBudget(LARGEST_CALLS_AT_ONCE * MAX_PUT_REQUEST_BYTES);
   const putListener = limitRequestBodies(
     { maxBytes: MAX_PUT_REQUEST_BYTES, budget, contentType: FIREHOSE_JSON },
     (request, response) => {

@@ -19,6 +19,7 @@ import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
 import {
   BodyBudget,
   closeServer,
+  LARGEST_CALLS_AT_ONCE,
   limitRequestBodies,
   listen,
   readWholeBody,
@@ -142,8 +143,7 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
   const listener = readWholeBody(options.tap?.(durable) ?? durable);
   const limits = {
     maxBytes: MAX_REQUEST_BYTES,
-    // Eight of the largest calls at once: more than the receiver and the tools ever send.
-    budget: new BodyBudget(8 * MAX_REQUEST_BYTES),
+    budget: new BodyBudget(LARGEST_CALLS_AT_ONCE * MAX_REQUEST_BYTES),
     contentType: SQS_JSON,
   };
   const server = createServer(refuseWebPages(limitRequestBodies(limits, listener)));

@@ -82,6 +82,12 @@ export class BodyBudget {
   }
 }
 
+/**
+ * How many of its largest calls a stand-in reads at once (its {@link BodyBudget} in units of its
+ * `maxBytes`): more than the receiver and the tools ever send together.
+ */
+export const LARGEST_CALLS_AT_ONCE = 8;
+
 /** The bounds {@link limitRequestBodies} keeps. */
 export interface BodyLimits {
   /** Longest body one request may declare. */
