@@ -31,6 +31,8 @@ import { ArchiveBuffer } from './archive-buffer.js';
 import {
   BodyBudget,
   closeServer,
+  continueBody,
+  continueOnlyToRead,
   LARGEST_CALLS_AT_ONCE,
   limitRequestBodies,
   listen,
@@ -161,9 +163,12 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
       return;
     }
     if (firehoseOperation(request) !== undefined) putListener(request, response);
-    else if (isObjectData(request)) s3(request, response);
-    else s3Listener(request, response);
+    else if (isObjectData(request)) {
+      continueBody(response);
+      s3(request, response);
+    } else s3Listener(request, response);
   });
+  continueOnlyToRead(server);
   refuseConnect(server);
   const port = await listen(server, options.port, LOOPBACK);
   const endpoint = localArchiveEndpoint(port);

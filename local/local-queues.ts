@@ -19,6 +19,7 @@ import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
 import {
   BodyBudget,
   closeServer,
+  continueOnlyToRead,
   LARGEST_CALLS_AT_ONCE,
   limitRequestBodies,
   listen,
@@ -147,6 +148,7 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     contentType: SQS_JSON,
   };
   const server = createServer(refuseWebPages(limitRequestBodies(limits, listener)));
+  continueOnlyToRead(server);
   refuseConnect(server);
   let port: number;
   try {

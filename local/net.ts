@@ -1,4 +1,10 @@
-import { type IncomingMessage, type RequestListener, type Server, STATUS_CODES } from 'node:http';
+import {
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Duplex, Readable } from 'node:stream';
 
@@ -55,6 +61,31 @@ export function refuseConnect(server: Server): void {
   server.on('connect', (_request, socket: Duplex) => endWithJson(socket, 400));
 }
 
+/** Answers owed the interim `100 Continue` their request asked for, until its body is read. */
+const owedContinue = new WeakSet<ServerResponse>();
+
+/**
+ * Makes `server` write the interim `100 Continue` of a request that asked for it
+ * (`Expect: 100-continue`) only when its listener decides to read the body
+ * ({@link continueBody}), instead of Node's writing it as soon as the head arrives. A refusal
+ * (413, 411, 403, 404, 503) is then the only answer: the client sends no body for it, rather than
+ * up to megabytes the server drops, and Node closes the connection after it.
+ */
+export function continueOnlyToRead(server: Server): void {
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    owedContinue.add(response);
+    server.emit('request', request, response);
+  });
+}
+
+/**
+ * Writes the `100 Continue` `response`'s request asked for, if it did and it is not out yet:
+ * called just before the body is read (see {@link continueOnlyToRead}).
+ */
+export function continueBody(response: ServerResponse): void {
+  if (owedContinue.delete(response)) response.writeContinue();
+}
+
 /**
  * The request-body bytes a local AWS stand-in reads at once, all requests together: with a bound
  * per request only, many connections each sending a body just under it (and holding its last
@@ -108,7 +139,8 @@ export interface BodyLimits {
  * AWS SDK always does. One declaring more than `limits.maxBytes` is answered 413, a chunked one
  * 411, and one that does not fit the budget while others are read 503 with `Retry-After` (the
  * SDK retries it); each with an AWS error answer and `connection: close`, and none of its body
- * is kept.
+ * is kept. A request that asked for `100 Continue` gets it only when its body is read (the server
+ * must be set up with {@link continueOnlyToRead}).
  */
 export function limitRequestBodies(limits: BodyLimits, listener: RequestListener): RequestListener {
   return (request, response) => {
@@ -133,6 +165,7 @@ export function limitRequestBodies(limits: BodyLimits, listener: RequestListener
       };
       request.once('close', give);
       response.once('close', give);
+      continueBody(response);
       listener(request, response);
       return;
     }

@@ -8,7 +8,7 @@ import { RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/settings.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
-import { closeServer, endWithJson, listen } from './net.js';
+import { closeServer, continueBody, continueOnlyToRead, endWithJson, listen } from './net.js';
 
 /** Longest a client may take to send the request line and headers (slowloris guard). */
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -180,13 +180,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         ),
       ),
   );
-  // `Expect: 100-continue`: left to Node, the interim answer of a pipelined request waiting behind
-  // another lands in the middle of its own final answer. It is written when the request's turn
-  // comes (see Connections), at once for a request alone on its connection.
-  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
-    connections.continueInTurn(response);
-    server.emit('request', request, response);
-  });
+  // `Expect: 100-continue`: left to Node, the interim answer is written as soon as the head
+  // arrives, so a body about to be refused (413, 404) is sent anyway, and the interim answer of a
+  // pipelined request waiting behind another lands in the middle of the earlier final answer.
+  // It is written when the body is read, which is in the request's turn (see Connections).
+  continueOnlyToRead(server);
   // A request Node cannot parse, and a CONNECT, are refused once the answers already under way on
   // the connection are out, so no answer is lost behind the refusal.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
@@ -306,6 +304,7 @@ async function serve(
   }
   const pathname = target.split('?')[0];
   if (options.inspector !== undefined && isInspectorPath(pathname)) {
+    continueBody(response);
     await options.inspector(request, response);
     return;
   }
@@ -336,8 +335,11 @@ async function serve(
       ...(bodyNotRead === undefined ? {} : { bodyNotRead }),
     });
   const declared = Number(request.headers['content-length'] ?? 0);
-  const body =
-    declared > options.maxBodyBytes ? undefined : await readBody(request, options.maxBodyBytes);
+  let body: Buffer | undefined;
+  if (declared <= options.maxBodyBytes) {
+    continueBody(response);
+    body = await readBody(request, options.maxBodyBytes);
+  }
   if (body === undefined) {
     // Answered at once, like API Gateway; the connection closes after it (see Connections),
     // and the inspector lists the call with its verdict.
@@ -446,8 +448,6 @@ class Connections {
   >();
   /** Connections whose latest answer closes them: HTTP forbids processing what follows. */
   readonly #closing = new WeakSet<Duplex>();
-  /** Answers owed an interim `100 Continue` when their turn comes. */
-  readonly #continues = new WeakSet<ServerResponse>();
 
   /**
    * Runs `serve` once every earlier answer on the request's connection is out; drops the request
@@ -476,14 +476,8 @@ class Connections {
         request.resume();
         return;
       }
-      if (this.#continues.has(response)) response.writeContinue();
       serve();
     });
-  }
-
-  /** Owes `response` a `100 Continue`, written when its turn comes. */
-  continueInTurn(response: ServerResponse): void {
-    this.#continues.add(response);
   }
 
   /** Marks a connection whose current answer says it closes: nothing after it is processed. */

@@ -233,6 +233,51 @@ describe('Function: startLocalArchive', () => {
     expect(read.equals(large)).toBe(true);
   });
 
+  it('sends 100 Continue only to a call whose body it reads: an S3 document or a put too large gets its refusal alone', async () => {
+    // Prepare
+    const archive = await startTestArchive(join(stateDir(), 'expect-continue'));
+    const s3 = localS3Client(archive.endpoint);
+    const open = () => KeptAliveConnection.open(archive.endpoint);
+    const [deletion, put, object] = [await open(), await open(), await open()];
+    const headOf = (connection: KeptAliveConnection, request: string, length: number): Buffer =>
+      Buffer.from(
+        `${request} HTTP/1.1\r\nHost: ${connection.host}\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`,
+      );
+    const firstAnswer = async (connection: KeptAliveConnection, head: Buffer) => {
+      connection.write(head);
+      return (await connection.readAnswer({ interim: true }))?.status;
+    };
+
+    // Act: heads only, as a client waiting for 100 Continue sends them
+    const statuses = {
+      deletion: await firstAnswer(
+        deletion,
+        headOf(deletion, `POST /${archive.bucket}?delete`, 64 * 1024 * 1024),
+      ),
+      put: await firstAnswer(
+        put,
+        headOf(put, 'POST /\r\nX-Amz-Target: Firehose_20150804.PutRecord', 64 * 1024 * 1024),
+      ),
+      object: await firstAnswer(object, headOf(object, `PUT /${archive.bucket}/sent-after-100`, 5)),
+    };
+    const closed = [await deletion.closedWithin(2_000), await put.closedWithin(2_000)];
+    object.write(Buffer.from('12345'));
+    const stored = await object.readAnswer();
+    object.close();
+    const read = await s3.send(
+      new GetObjectCommand({ Bucket: archive.bucket, Key: 'sent-after-100' }),
+    );
+    const text = await read.Body?.transformToString();
+    s3.destroy();
+    await archive.close();
+
+    // Assess
+    expect(statuses).toEqual({ deletion: 413, put: 413, object: 100 });
+    expect(closed).toEqual([true, true]);
+    expect(stored?.status).toBe(200);
+    expect(text).toBe('12345');
+  });
+
   it('takes puts after many calls answered before their bodies were read, whose clients then went away', async () => {
     // Prepare: s3rver answers a listing at once, before its declared 2 MiB body.
     const archive = await startTestArchive(join(stateDir(), 'answered-early'));

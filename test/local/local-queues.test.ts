@@ -119,6 +119,37 @@ describe('Function: startLocalQueues', () => {
     expect(sent.MessageId).toBeDefined();
   });
 
+  it('sends 100 Continue only to a request whose body it reads: one declared beyond 4 MiB gets 413 alone', async () => {
+    // Prepare
+    queues = await startLocalQueues({ port: 0 });
+    const oversize = await KeptAliveConnection.open(queues.endpoint);
+    const within = await KeptAliveConnection.open(queues.endpoint);
+    const body = JSON.stringify({ QueueUrl: queues.queueUrl, MessageBody: 'sent after 100' });
+    const head = (connection: KeptAliveConnection, length: number): Buffer =>
+      Buffer.from(
+        `POST / HTTP/1.1\r\nHost: ${connection.host}\r\nX-Amz-Target: AmazonSQS.SendMessage\r\nContent-Type: application/x-amz-json-1.0\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`,
+      );
+
+    // Act: heads only, as a client waiting for 100 Continue sends them; the body once it came
+    oversize.write(head(oversize, 64 * 1024 * 1024));
+    const refused = await oversize.readAnswer({ interim: true });
+    const oversizeClosed = await oversize.closedWithin(2_000);
+    within.write(head(within, Buffer.byteLength(body)));
+    const interim = await within.readAnswer({ interim: true });
+    within.write(Buffer.from(body));
+    const sent = await within.readAnswer();
+    within.close();
+    const received = await sqsClient(queues.endpoint).send(
+      new ReceiveMessageCommand({ QueueUrl: queues.queueUrl }),
+    );
+
+    // Assess
+    expect(refused?.status).toBe(413);
+    expect(oversizeClosed).toBe(true);
+    expect([interim?.status, sent?.status]).toEqual([100, 200]);
+    expect(received.Messages?.map((message) => message.Body)).toEqual(['sent after 100']);
+  });
+
   it('reads at most eight of the largest calls at once: a ninth is answered 503 with Retry-After until one ends', async () => {
     // Prepare: eight connections each declaring a 4 MiB body and holding it back.
     queues = await startLocalQueues({ port: 0 });

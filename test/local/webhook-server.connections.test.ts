@@ -148,6 +148,50 @@ describe('Function: startWebhookServer, connections', () => {
   });
 
   it.each([
+    ['a body declared over MAX_BODY_BYTES', '/webhook', 300_000, 413],
+    ['a path that names no endpoint', '/not-a-webhook', 100, 404],
+  ])(
+    'refuses a request with Expect: 100-continue and %s without a 100 Continue first, and closes',
+    async (_, target, length, status) => {
+      // Prepare
+      const connection = await KeptAliveConnection.open(receiver.webhook.url);
+
+      // Act: the head only, as a client that waits for 100 Continue sends it
+      connection.write(
+        Buffer.from(
+          `POST ${target} HTTP/1.1\r\nHost: ${connection.host}\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`,
+        ),
+      );
+      const first = await connection.readAnswer({ interim: true });
+      const closed = await connection.closedWithin(2_000);
+      connection.close();
+
+      // Assess: the refusal is the only answer, so the client sends no body
+      expect(first?.status).toBe(status);
+      expect(closed).toBe(true);
+    },
+  );
+
+  it('sends 100 Continue to a booking with Expect: 100-continue, then queues the body it sends', async () => {
+    // Prepare
+    const connection = await KeptAliveConnection.open(receiver.webhook.url);
+    const { id, bytes } = booking(connection.host, { headers: 'Expect: 100-continue' });
+    const headEnd = bytes.indexOf('\r\n\r\n') + 4;
+
+    // Act
+    connection.write(bytes.subarray(0, headEnd));
+    const interim = await connection.readAnswer({ interim: true });
+    connection.write(bytes.subarray(headEnd));
+    const answer = await connection.readAnswer();
+    connection.close();
+
+    // Assess
+    expect(interim?.status).toBe(100);
+    expect([answer?.status, answer?.body]).toEqual([200, '{"status":"queued"}']);
+    expect(await queuedIds()).toEqual([id]);
+  });
+
+  it.each([
     ['an HTTP/1.0 request', { version: '1.0' }],
     ['a request with Connection: close', { headers: 'Connection: close' }],
   ])('answers %s before refusing what was pipelined after it', async (_, extra) => {

@@ -22,7 +22,8 @@ export interface RawAnswer {
  * One TCP connection to an HTTP/1.1 server, kept alive: requests go on it one after the other,
  * as a sender's pooled client sends them, or several at once (pipelined), so a test can tell
  * whether the server kept the connection usable after an answer. Reads answers framed by
- * `Content-Length`, chunked, or by the end of the connection; skips interim (1xx) answers.
+ * `Content-Length`, chunked, or by the end of the connection; skips interim (1xx) answers unless
+ * asked for them.
  */
 export class KeptAliveConnection {
   readonly #socket: Socket;
@@ -91,11 +92,14 @@ export class KeptAliveConnection {
   /**
    * Reads the next final answer; `undefined` when the connection closed before it was complete.
    *
-   * @param options - `head`: the answer is to a HEAD request, so it has no body
+   * @param options - `head`: the answer is to a HEAD request, so it has no body; `interim`: an
+   *   interim answer (`100 Continue`) counts too, so a test sees whether one came first
    */
-  async readAnswer(options: { readonly head?: boolean } = {}): Promise<RawAnswer | undefined> {
+  async readAnswer(
+    options: { readonly head?: boolean; readonly interim?: boolean } = {},
+  ): Promise<RawAnswer | undefined> {
     for (;;) {
-      const answer = this.#takeAnswer(options.head ?? false);
+      const answer = this.#takeAnswer(options.head ?? false, options.interim ?? false);
       if (answer !== undefined) return answer;
       if (this.#closed) return undefined;
       await new Promise<void>((resolve) => {
@@ -127,7 +131,7 @@ export class KeptAliveConnection {
   }
 
   /** The first complete final answer received, taken off the buffer, or `undefined` while incomplete. */
-  #takeAnswer(head: boolean): RawAnswer | undefined {
+  #takeAnswer(head: boolean, interim: boolean): RawAnswer | undefined {
     for (;;) {
       const end = this.#received.indexOf('\r\n\r\n');
       if (end === -1) return undefined;
@@ -144,6 +148,7 @@ export class KeptAliveConnection {
       if (status >= 100 && status < 200) {
         // An interim answer (100 Continue): the final one follows.
         this.#received = rest;
+        if (interim) return { status, headers, body: '' };
         continue;
       }
       const framed = bodyOf(rest, headers, head || status === 204 || status === 304, this.#closed);
