@@ -132,12 +132,21 @@ async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
     if (unreadableLines > 0) {
       io.err(`skipped ${unreadableLines} archive lines that are not records of this receiver`);
     }
-    const deliveries = calls.flatMap(({ record }) => {
+    const inScope = calls.filter(
+      ({ record }) => options.endpoint === undefined || record.endpoint === options.endpoint,
+    );
+    const deliveries = inScope.flatMap(({ record }) => {
       const message = archivedMessage(record);
-      if (message === undefined) return [];
-      if (options.endpoint !== undefined && record.endpoint !== options.endpoint) return [];
-      return [{ record, message }];
+      return message === undefined ? [] : [{ record, message }];
     });
+    const cut = inScope.filter(
+      ({ record }) => record.verdict === 'queued' && record.body_truncated === true,
+    ).length;
+    if (cut > 0) {
+      io.err(
+        `skipped ${cut} queued ${cut === 1 ? 'delivery' : 'deliveries'} whose archived body is cut short (a record over Firehose's limit keeps only the start of its body): not replayable`,
+      );
+    }
     total = deliveries.length;
     if (options.dryRun) {
       for (const { record } of deliveries) io.out(describeDelivery(record));

@@ -209,9 +209,10 @@ export interface WebhookReceiverProps {
   /**
    * The largest body accepted, in bytes, 1 to 512000 (what always fits one SQS message with its
    * attributes); a larger one is answered 413 before its signature is checked (`MAX_BODY_BYTES`).
-   * With the archive on, keep it under about 438000: above that, a body whose `event` and
-   * `source` hold most of its text makes a record Firehose refuses (over 1,000 KiB with the
-   * attributes copied from it), and that call is queued but not archived.
+   * With the archive on, above about 438000 a body whose `event` and `source` hold most of its
+   * text would make a record over Firehose's 1,000 KiB (with the attributes copied from it): that
+   * call is queued whole, and its record keeps only the start of the body (`body_truncated`),
+   * so the replay cannot send it again.
    * @default 262144
    */
   readonly maxBodyBytes?: number;

@@ -92,7 +92,10 @@ export interface ArchiveRecord {
   readonly body_base64: string;
   /** The whole body's length in bytes. */
   readonly body_bytes: number;
-  /** Set when only the start of the body is kept (rejected calls). */
+  /**
+   * Set when only the start of the body is kept: a rejected call's, or a queued call's whose
+   * record would be over Firehose's limit (see {@link archiveLine}).
+   */
   readonly body_truncated?: true;
   /** The queued message's dedup key (`dedup_key` attribute, or FIFO deduplication id). */
   readonly dedup_key?: string;
@@ -158,6 +161,29 @@ export function archiveRecord(
           },
         }),
   };
+}
+
+/**
+ * The record as Firehose takes it: one JSON line of at most {@link FIREHOSE_LIMITS}.recordBytes.
+ * A queued body near `MAX_BODY_BYTES`' maximum whose `event` and `source` hold most of its text
+ * makes a longer record (the body as base64, and that text again in the message's attributes),
+ * which Firehose would refuse whole; such a record keeps only as much of its body as fits and
+ * says so with `body_truncated`, as a rejected call's does. The call stays on record (verdict,
+ * dedup key, attributes); the replay reports it instead of re-sending a cut body.
+ *
+ * @param record - an archive record
+ */
+export function archiveLine(record: ArchiveRecord): Buffer {
+  const line = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
+  if (line.byteLength <= FIREHOSE_LIMITS.recordBytes) return line;
+  const cut = { ...record, body_base64: '', body_truncated: true } as const;
+  const room = FIREHOSE_LIMITS.recordBytes - Buffer.byteLength(`${JSON.stringify(cut)}\n`);
+  // Whole base64 quanta: every 4 characters of room hold 3 bytes of the body.
+  const kept = Buffer.from(record.body_base64, 'base64').subarray(0, Math.floor(room / 4) * 3);
+  return Buffer.from(
+    `${JSON.stringify({ ...cut, body_base64: kept.toString('base64') })}\n`,
+    'utf8',
+  );
 }
 
 /** The body's bytes: a text body stands for its UTF-8 bytes (as the verifier hashes it). */

@@ -1,6 +1,6 @@
 import { type FirehoseClient, PutRecordCommand } from '@aws-sdk/client-firehose';
 import { withAbortAfter } from './abort-after.js';
-import { ARCHIVE_LIMITS, type ArchiveRecord } from './archive-record.js';
+import { ARCHIVE_LIMITS, type ArchiveRecord, archiveLine } from './archive-record.js';
 
 /** Where the handler puts archive records; never throws, never waits past its bound. */
 export interface ArchiveWriter {
@@ -14,7 +14,8 @@ export interface ArchiveWriter {
 
 /**
  * An archive writer putting records to a Firehose delivery stream (Direct PUT), which buffers
- * them into the archive bucket. Each record ends with a newline, so an object is JSON Lines.
+ * them into the archive bucket. Each record ends with a newline, so an object is JSON Lines, and
+ * fits Firehose's record limit (see `archiveLine`).
  *
  * @param client - Firehose client (see `ARCHIVE_CLIENT_SETTINGS` in the handler)
  * @param streamName - `ARCHIVE_STREAM`
@@ -33,7 +34,7 @@ export function firehoseArchive(
           client.send(
             new PutRecordCommand({
               DeliveryStreamName: streamName,
-              Record: { Data: Buffer.from(`${JSON.stringify(record)}\n`, 'utf8') },
+              Record: { Data: archiveLine(record) },
             }),
             { abortSignal },
           ),

@@ -7,6 +7,7 @@ import { EXIT_STATUS } from '../../devkit/exit-status.js';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { loadConsumerConfig } from '../../lambda/consumer/config.js';
 import { createConsumerHandler } from '../../lambda/consumer/handler.js';
+import { MAX_BODY_BYTES_LIMIT } from '../../lambda/contract/settings.js';
 import { loadConfig } from '../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../lambda/receiver/handler.js';
 import type { LocalArchive } from '../../local/local-archive.js';
@@ -38,15 +39,15 @@ describe('npm run replay against the local run', () => {
   let env: NodeJS.ProcessEnv;
   const sqs = () => sqsClientFor(queues.queueUrl);
 
-  beforeAll(async () => {
-    queues = await startLocalQueues({ port: 0 });
-    archive = await startTestArchive(stateDir());
-    receiver = createHandler(
+  /** The receiver on the embedded queue and the local archive, with `settings` added. */
+  const receiverWith = (settings: Record<string, string> = {}) =>
+    createHandler(
       loadConfig({
         WEBHOOK_SECRET: TEST_KEY,
         QUEUE_URL: queues.queueUrl,
         ARCHIVE_STREAM: archive.stream,
         POWERTOOLS_METRICS_DISABLED: 'true',
+        ...settings,
       }),
       {
         sqsClient: sqs(),
@@ -57,6 +58,11 @@ describe('npm run replay against the local run', () => {
         }),
       },
     );
+
+  beforeAll(async () => {
+    queues = await startLocalQueues({ port: 0 });
+    archive = await startTestArchive(stateDir());
+    receiver = receiverWith();
     env = { LOCAL_SQS_PORT: String(queues.port), LOCAL_S3_PORT: String(archive.port) };
   });
   afterAll(async () => {
@@ -104,10 +110,14 @@ describe('npm run replay against the local run', () => {
 
   /** Sends one signed booking through the receiver; its body. */
   async function deliver(id: string): Promise<string> {
-    const body = JSON.stringify(bookingPayload({ data: { ...bookingData(), id } }));
+    return deliverBody(JSON.stringify(bookingPayload({ data: { ...bookingData(), id } })));
+  }
+
+  /** Sends one signed body through `through` (the receiver by default); the body. */
+  async function deliverBody(body: string, through = receiver): Promise<string> {
     const output = captureOutput();
     try {
-      const response = await receiver(
+      const response = await through(
         httpApiEvent(signedCall(body, { timestamp: Math.floor(Date.now() / 1000) })),
         lambdaContext(),
       );
@@ -217,6 +227,34 @@ describe('npm run replay against the local run', () => {
     expect(times[0]).toBeLessThan(times[1] ?? 0);
     expect(run.out[2]).toMatch(/^replayed 0 of 2 deliveries \(--dry-run/);
     expect(await drain()).toEqual([]);
+  });
+
+  it('skips a queued delivery whose archived body was cut to fit Firehose, saying so, and replays the rest', async () => {
+    // Prepare: a body at MAX_BODY_BYTES' maximum whose event and source fill it (see archiveLine),
+    // then a booking.
+    const from = new Date();
+    const filler = MAX_BODY_BYTES_LIMIT - JSON.stringify({ event: '', source: '' }).length;
+    const half = Math.floor(filler / 2);
+    await deliverBody(
+      JSON.stringify({ event: 'e'.repeat(half), source: 's'.repeat(filler - half) }),
+      receiverWith({ FORWARD_EVENTS: '*', MAX_BODY_BYTES: String(MAX_BODY_BYTES_LIMIT) }),
+    );
+    const booking = await deliver('9201');
+    const to = new Date();
+    await drain();
+
+    // Act
+    const run = await runTool(replay, ['--from', from.toISOString(), '--to', to.toISOString()], {
+      env,
+    });
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.err).toContain(
+      "skipped 1 queued delivery whose archived body is cut short (a record over Firehose's limit keeps only the start of its body): not replayable",
+    );
+    expect(run.out.at(-1)).toBe('replayed 1 of 1 deliveries');
+    expect((await drain()).map((message) => message.Body)).toEqual([booking]);
   });
 
   it.each([

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { readArchiveWindow } from '../../../cli/lib/archive-reader.js';
 import { LOOPBACK } from '../../../devkit/local-run.js';
 import { localS3Client } from '../../../devkit/s3-client.js';
-import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
+import { MAX_BODY_BYTES_LIMIT, RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
 import { ARCHIVE_LIMITS, FIREHOSE_LIMITS } from '../../../lambda/receiver/archive-record.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../../lambda/receiver/handler.js';
@@ -143,6 +143,42 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
     const [record] = await archived(since);
     expect(record?.message?.attributes.source).toHaveLength(filler - half);
     expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThan(FIREHOSE_LIMITS.recordBytes);
+    expect(output.text()).not.toContain('archive');
+  });
+
+  it("archives the start of a body at MAX_BODY_BYTES' maximum whose record would be over Firehose's limit, marked cut, and queues it whole", async () => {
+    // Prepare: the largest body the setting allows, its event and source filling it, makes a
+    // record (the body as base64 and its text again in the attributes) over 1,000 KiB.
+    const since = new Date();
+    const { invoke, messages } = await receiver(archive.endpoint, {
+      FORWARD_EVENTS: '*',
+      MAX_BODY_BYTES: String(MAX_BODY_BYTES_LIMIT),
+    });
+    const filler = MAX_BODY_BYTES_LIMIT - JSON.stringify({ event: '', source: '' }).length;
+    const half = Math.floor(filler / 2);
+    const body = JSON.stringify({ event: 'e'.repeat(half), source: 's'.repeat(filler - half) });
+
+    // Act
+    const response = await invoke(signedCall(body, { timestamp: Math.floor(Date.now() / 1000) }));
+
+    // Assess
+    expect(JSON.parse(response.body)).toEqual({ status: 'queued' });
+    const [queued] = await messages();
+    expect(queued?.Body).toBe(body);
+    const [record] = await archived(since);
+    const kept = Buffer.from(record?.body_base64 ?? '', 'base64').toString('utf8');
+    expect(record).toMatchObject({
+      verdict: 'queued',
+      body_bytes: MAX_BODY_BYTES_LIMIT,
+      body_truncated: true,
+      dedup_key: queued?.MessageAttributes?.dedup_key?.StringValue,
+    });
+    expect(record?.message?.attributes.source).toHaveLength(filler - half);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(body.startsWith(kept)).toBe(true);
+    expect(Buffer.byteLength(`${JSON.stringify(record)}\n`)).toBeLessThanOrEqual(
+      FIREHOSE_LIMITS.recordBytes,
+    );
     expect(output.text()).not.toContain('archive');
   });
 
