@@ -77,6 +77,10 @@ export function readReceiverContext(node: Node): ReceiverContext {
       readNumber('silenceAlarmMinutes', get('silenceAlarmMinutes')),
     ),
     ...optional('dashboard', readBoolean('dashboard', get('dashboard'))),
+    ...optional(
+      'apiGatewayCloudWatchRole',
+      readBoolean('apiGatewayCloudWatchRole', get('apiGatewayCloudWatchRole')),
+    ),
     ...optional('consumer', readBoolean('consumer', get('consumer'))),
     ...optional('idempotency', readBoolean('idempotency', get('idempotency'))),
     ...optional('tracing', readBoolean('tracing', get('tracing'))),

@@ -386,8 +386,10 @@ export interface WebhookReceiverProps {
 
   /**
    * With `rest-api`: set the account-wide role API Gateway needs to write execution logs (once per
-   * stack, whatever the number of receivers). Turn it off when the account and region already
-   * have one, to keep a single owner.
+   * stack, whatever the number of receivers). The role and the setting are kept when the stack is
+   * deleted, since every REST API of the account and region logs through them. Turn it off when
+   * the account and region already have one, to keep a single owner (context key
+   * `apiGatewayCloudWatchRole`).
    * @default true
    */
   readonly apiGatewayCloudWatchRole?: boolean;

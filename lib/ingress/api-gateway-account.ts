@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, IConstruct } from 'constructs';
@@ -10,7 +10,10 @@ const ACCOUNT_OF_STACK = new WeakMap<Stack, IConstruct>();
 /**
  * The region's API Gateway account setting with the role that lets REST API stages write
  * execution logs. It is one setting per account and region, so a stack holds it once however
- * many receivers use it: inside the first receiver that needs it.
+ * many receivers use it: inside the first receiver that needs it. Both are kept when the stack
+ * is deleted, as CDK's own `cloudWatchRoleRemovalPolicy` does by default: every REST API of the
+ * account and region logs through that role, so deleting it with this stack would silently stop
+ * their execution and access logs.
  */
 export function apiGatewayAccount(scope: Construct): IConstruct {
   const stack = Stack.of(scope);
@@ -36,6 +39,8 @@ export function apiGatewayAccount(scope: Construct): IConstruct {
   const account = new apigateway.CfnAccount(scope, 'ApiGatewayAccount', {
     cloudWatchRoleArn: role.roleArn,
   });
+  role.applyRemovalPolicy(RemovalPolicy.RETAIN);
+  account.applyRemovalPolicy(RemovalPolicy.RETAIN);
   ACCOUNT_OF_STACK.set(stack, account);
   return account;
 }

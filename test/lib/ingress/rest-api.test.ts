@@ -126,16 +126,24 @@ describe('Function: createRestApi (ingress rest-api)', () => {
     standard.template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
   });
 
-  it('sets the account logging role once, unless told the account already has one', () => {
+  it('sets the account logging role once, kept when the stack is deleted, unless told the account already has one', () => {
     // Prepare
     const { template } = standard;
 
-    // Assess
+    // Assess: other REST APIs of the account log through it after this stack is gone
     template.resourceCountIs('AWS::ApiGateway::Account', 1);
-    template.hasResourceProperties('AWS::IAM::Role', {
-      AssumeRolePolicyDocument: {
-        Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+    template.hasResource('AWS::ApiGateway::Account', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    template.hasResource('AWS::IAM::Role', {
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+        },
       },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
     });
     configured.template.resourceCountIs('AWS::ApiGateway::Account', 0);
   });
