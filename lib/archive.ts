@@ -34,7 +34,7 @@ export interface DeliveryArchive {
  *
  * @param scope - the construct
  * @param settings - `archiveDays`, and the retention of the stream's error log
- * @param receiverFunction - gets `ARCHIVE_STREAM` and `firehose:PutRecord(Batch)` on the stream
+ * @param receiverFunction - gets `ARCHIVE_STREAM` and `firehose:PutRecord` on the stream
  */
 export function createArchive(
   scope: Construct,
@@ -101,6 +101,7 @@ export function createArchive(
     );
   }
   receiverFunction.addEnvironment(ARCHIVE_STREAM, stream.deliveryStreamName);
-  stream.grantPutRecords(receiverFunction);
+  // PutRecord only: the receiver writes one record per call (archive-writer.ts), never a batch.
+  stream.grant(receiverFunction, 'firehose:PutRecord');
   return { bucket, stream };
 }

@@ -229,7 +229,8 @@ export interface WebhookReceiverProps {
    * answered 429 by API Gateway (the `apiThrottles` alarm). Not with `function-url`. The default
    * takes the booking service catching up after an hour's outage at 200 calls a second while new
    * bookings keep coming (210 a second) with room to spare, and bounds what a flood of forged
-   * calls costs per hour (README, docs/capacity.md).
+   * calls costs per hour (README, docs/capacity.md). API Gateway applies it to each route (each
+   * method of a REST API): with named endpoints, each endpoint gets this rate.
    * @default 300
    */
   readonly throttleRateLimit?: number;
@@ -348,7 +349,8 @@ export interface WebhookReceiverProps {
   readonly serviceName?: string;
 
   /**
-   * Retention of the Lambda and API access log groups.
+   * Retention of the Lambda log groups, and of the API's access log group and (`rest-api`)
+   * execution log group.
    * @default logs.RetentionDays.ONE_MONTH
    */
   readonly logRetention?: logs.RetentionDays;

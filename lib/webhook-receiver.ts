@@ -20,6 +20,7 @@ import { createDashboard } from './dashboard.js';
 import { createEndpointDirectory } from './endpoint-directory.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
 import { IdempotencyTable } from './idempotency-table.js';
+import { warnOfIpv4OnlyAllowlist } from './ingress/custom-domain.js';
 import { INGRESS_FACTORIES } from './ingress/index.js';
 import { createQueues } from './queues.js';
 import { createReceiverFunction } from './receiver-function.js';
@@ -122,6 +123,7 @@ export class WebhookReceiver extends Construct {
     this.archiveStream = archive?.stream;
 
     const ingress = INGRESS_FACTORIES[settings.ingress](this, settings, this.receiverFunction);
+    warnOfIpv4OnlyAllowlist(this, settings);
     this.api = ingress.api;
     this.functionUrl = ingress.functionUrl;
     this.customDomain = ingress.customDomain;

@@ -1,9 +1,10 @@
+import { Annotations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as targets from 'aws-cdk-lib/aws-route53-targets';
 import type { Construct } from 'constructs';
-import type { CustomDomainSettings } from '../receiver-settings.js';
+import type { CustomDomainSettings, ReceiverSettings } from '../receiver-settings.js';
 
 /** A custom domain in front of an API, and the base URL calls use on it (no trailing `/`). */
 export interface MappedDomain<D> {
@@ -89,4 +90,25 @@ function createAliasRecords(
   };
   new route53.ARecord(scope, 'CustomDomainAliasA', record);
   new route53.AaaaRecord(scope, 'CustomDomainAliasAaaa', record);
+}
+
+/** The id of the synth warning about a custom domain with an allowlist of IPv4 ranges only. */
+export const IPV4_ONLY_ALLOWLIST_WARNING = 'service-webhook-receiver:customDomainIpv4OnlyAllowlist';
+
+/**
+ * Warns at synth when the custom domain, which answers over IPv4 and IPv6 (its AAAA record), is
+ * paired with an `allowedSourceIps` of IPv4 ranges only: a sender whose client prefers IPv6 would
+ * reach the domain over IPv6 and be refused 403 on every call.
+ */
+export function warnOfIpv4OnlyAllowlist(
+  scope: Construct,
+  settings: Pick<ReceiverSettings, 'customDomain' | 'allowedSourceIps'>,
+): void {
+  const { customDomain, allowedSourceIps } = settings;
+  if (customDomain === undefined || allowedSourceIps === undefined) return;
+  if (allowedSourceIps.some((range) => range.includes(':'))) return;
+  Annotations.of(scope).addWarningV2(
+    IPV4_ONLY_ALLOWLIST_WARNING,
+    `domainName ${customDomain.domainName} answers over IPv4 and IPv6, but allowedSourceIps holds IPv4 ranges only: a sender that connects over IPv6 gets 403 source_not_allowed on every call. Add the sender's published IPv6 ranges to allowedSourceIps.`,
+  );
 }

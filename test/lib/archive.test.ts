@@ -100,7 +100,7 @@ describe('Archive of deliveries (archive, archiveDays)', () => {
     expect(archiveStatements).toEqual([
       {
         Effect: 'Allow',
-        Action: ['firehose:PutRecord', 'firehose:PutRecordBatch'],
+        Action: 'firehose:PutRecord',
         Resource: { 'Fn::GetAtt': [id(receiver.archiveStream), 'Arn'] },
       },
     ]);

@@ -1,7 +1,8 @@
 import type { CfnElement, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Certificate, type ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { IPV4_ONLY_ALLOWLIST_WARNING } from '../../../lib/ingress/custom-domain.js';
 import { InvalidWebhookReceiverPropsError } from '../../../lib/receiver-settings.js';
 import { InvalidReceiverStackPropsError, ReceiverStack } from '../../../lib/receiver-stack.js';
 import type { WebhookReceiverProps } from '../../../lib/webhook-receiver-props.js';
@@ -55,6 +56,31 @@ describe.each(FRONT_DOORS)('Function: custom domain (ingress $ingress)', (door) 
       disableDefaultEndpoint: false,
     }));
   }, 120_000);
+
+  it.each([
+    ['warns when the allowlist holds IPv4 ranges only', ['203.0.113.0/24'], 1],
+    ['does not warn when it holds an IPv6 range too', ['203.0.113.0/24', '2001:db8::/32'], 0],
+  ])('%s, as a sender connecting over IPv6 to the domain would get 403', (_, ranges, warnings) => {
+    // Prepare
+    const { stack } = synthesize((scope) => ({
+      ingress: door.ingress,
+      domainName: DOMAIN,
+      certificate: certificate(scope),
+      allowedSourceIps: ranges,
+    }));
+
+    // Act
+    const found = Annotations.fromStack(stack).findWarning(
+      '*',
+      Match.stringLikeRegexp('allowedSourceIps holds IPv4 ranges only'),
+    );
+
+    // Assess
+    expect(found).toHaveLength(warnings);
+    expect(found.map(({ entry }) => entry.data)).toEqual(
+      Array(warnings).fill(expect.stringContaining(`[ack: ${IPV4_ONLY_ALLOWLIST_WARNING}]`)),
+    );
+  });
 
   it('creates a regional custom domain with TLS 1.2 at least, for IPv4 and IPv6, with the certificate', () => {
     // Prepare
