@@ -1,4 +1,5 @@
 import { Duration, Size, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -62,11 +63,16 @@ export function createArchive(
   });
   const stack = Stack.of(scope);
   const hadCidrBlocks = stack.node.tryFindChild(FIREHOSE_CIDR_MAPPING) !== undefined;
+  const errorLogGroup = createLogGroup(scope, 'ArchiveStreamLogs', settings.logRetention);
+  const delivery = createDeliveryRole(scope, bucket, errorLogGroup);
   const stream = new firehose.DeliveryStream(scope, 'ArchiveStream', {
     encryption: firehose.StreamEncryption.awsOwnedKey(),
     // Bucket declares isWebsite as `boolean | undefined`, which exactOptionalPropertyTypes does
     // not accept for IBucket's optional field; the object is an IBucket all the same.
     destination: new firehose.S3Bucket(bucket as s3.IBucket, {
+      // Seen through an immutable view, so the destination's own grants (CDK's read-write grant
+      // on the bucket, wildcard actions included) add nothing: the role holds only its policy.
+      role: delivery.role.withoutPolicyUpdates(),
       dataOutputPrefix: `${ARCHIVE_LAYOUT.deliveriesPrefix}!{timestamp:yyyy/MM/dd/HH}/`,
       errorOutputPrefix: `${ARCHIVE_LAYOUT.errorsPrefix}!{firehose:error-output-type}/!{timestamp:yyyy/MM/dd/HH}/`,
       bufferingInterval: Duration.seconds(ARCHIVE_LAYOUT.bufferSeconds),
@@ -74,34 +80,58 @@ export function createArchive(
       // Records are JSON lines of about 2 KB; gzip would save storage worth cents, and make the
       // objects unreadable to a plain `aws s3 cp`.
       compression: firehose.Compression.UNCOMPRESSED,
-      loggingConfig: new firehose.EnableLogging(
-        createLogGroup(scope, 'ArchiveStreamLogs', settings.logRetention),
-      ),
+      loggingConfig: new firehose.EnableLogging(errorLogGroup),
     }),
   });
+  // Firehose checks at creation that it can write the bucket.
+  stream.node.addDependency(delivery.policy);
   // The L2 adds Firehose's source CIDR blocks per region to the stack for destinations in a VPC
   // (its `connections`); an S3 destination never looks them up, so the mapping would be left
   // unreferenced (CloudFormation warning W7001). Removed only when this stream added it.
   if (!hadCidrBlocks) stack.node.tryRemoveChild(FIREHOSE_CIDR_MAPPING);
-  const firehoseRole = stream.node.tryFindChild('S3 Destination Role');
-  if (firehoseRole !== undefined) {
-    const bucketId = stack.getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
-    acknowledgeNagFindings(
-      firehoseRole,
-      ...[
-        `Resource::<${bucketId}.Arn>/*`,
-        ...['Abort*', 'DeleteObject*', 'GetBucket*', 'GetObject*', 'List*'].map(
-          (action) => `Action::s3:${action}`,
-        ),
-      ].map((detail) => ({
-        pack: 'AwsSolutions' as const,
-        rule: `AwsSolutions-IAM5[${detail}]`,
-        reason: `AwsSolutions-IAM5 (Firehose role on the archive bucket, ${detail}): the destination's grant of CDK lets Firehose write objects it names by time and a random id, retry and clean up multipart uploads, on this bucket and no other.`,
-      })),
-    );
-  }
   receiverFunction.addEnvironment(ARCHIVE_STREAM, stream.deliveryStreamName);
   // PutRecord only: the receiver writes one record per call (archive-writer.ts), never a batch.
   stream.grant(receiverFunction, 'firehose:PutRecord');
   return { bucket, stream };
+}
+
+/**
+ * The role Firehose delivers to the archive bucket with, and its one policy: the S3 permissions
+ * AWS documents for an S3 destination (write objects, complete or abort multipart uploads, read
+ * back what it wrote, list the bucket and its uploads) on this bucket and no other, and writing
+ * its error log. No delete, no object-lock or retention change on the archived personal data.
+ */
+function createDeliveryRole(
+  scope: Construct,
+  bucket: s3.Bucket,
+  errorLogGroup: logs.ILogGroup,
+): { readonly role: iam.Role; readonly policy: iam.Policy } {
+  const role = new iam.Role(scope, 'ArchiveDeliveryRole', {
+    assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com'),
+    description: 'Lets Firehose write the archive of webhook deliveries to its bucket',
+  });
+  const policy = new iam.Policy(scope, 'ArchiveDeliveryPolicy', {
+    roles: [role],
+    statements: [
+      new iam.PolicyStatement({
+        actions: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
+        resources: [bucket.bucketArn],
+      }),
+      new iam.PolicyStatement({
+        actions: ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [errorLogGroup.logGroupArn],
+      }),
+    ],
+  });
+  acknowledgeNagFindings(policy, {
+    pack: 'AwsSolutions',
+    rule: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+    reason:
+      'AwsSolutions-IAM5 (Firehose role on the archive bucket objects): Firehose names each object by time and a random id, so it may write any key of this bucket and no other.',
+  });
+  return { role, policy };
 }

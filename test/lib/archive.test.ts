@@ -6,7 +6,7 @@ import { readReceiverContext } from '../../lib/context.js';
 import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
 import { ReceiverStack } from '../../lib/receiver-stack.js';
 import { appProps, SKIP_BUNDLING, templateTestApp } from './cdk-app.js';
-import { policyStatements, type Synthesized, statementsOfRole, synthesize } from './synthesize.js';
+import { type Synthesized, statementsOfRole, synthesize } from './synthesize.js';
 
 describe('Archive of deliveries (archive, archiveDays)', () => {
   let archived: Synthesized;
@@ -108,10 +108,61 @@ describe('Archive of deliveries (archive, archiveDays)', () => {
       ARCHIVE_STREAM: { Ref: id(receiver.archiveStream) },
     });
     // Only Firehose's own role may touch the bucket's objects.
-    const s3Readers = policyStatements(template).filter((statement) =>
-      [statement.Action].flat().some((action) => String(action).startsWith('s3:Get')),
+    const s3Users = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      policy.Properties.PolicyDocument.Statement.some((statement: { Action: unknown }) =>
+        [statement.Action].flat().some((action) => String(action).startsWith('s3:')),
+      ),
     );
-    expect(s3Readers).toHaveLength(1);
+    expect(s3Users.map((policy) => policy.Properties.Roles)).toEqual([
+      [{ Ref: id(receiver.node.findChild('ArchiveDeliveryRole')) }],
+    ]);
+  });
+
+  it('lets Firehose write, read back and list the archive bucket, abort an upload and write its error log: no delete, nothing else', () => {
+    // Prepare
+    const { template, receiver, id } = archived;
+    const bucketArn = { 'Fn::GetAtt': [id(receiver.archiveBucket), 'Arn'] };
+    const roleId = id(receiver.node.findChild('ArchiveDeliveryRole'));
+
+    // Act
+    const statements = statementsOfRole(template, roleId);
+    const stream = Object.values(template.findResources('AWS::KinesisFirehose::DeliveryStream'))[0];
+
+    // Assess: the S3 destination permissions AWS documents for Firehose
+    expect(statements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
+        Resource: bucketArn,
+      },
+      {
+        Effect: 'Allow',
+        Action: ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
+        Resource: { 'Fn::Join': ['', [bucketArn, '/*']] },
+      },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^ReceiverArchiveStreamLogs/), 'Arn'] },
+      },
+    ]);
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          {
+            Action: 'sts:AssumeRole',
+            Effect: 'Allow',
+            Principal: { Service: 'firehose.amazonaws.com' },
+          },
+        ],
+      },
+    });
+    expect(stream?.Properties.ExtendedS3DestinationConfiguration.RoleARN).toEqual({
+      'Fn::GetAtt': [roleId, 'Arn'],
+    });
+    expect(stream?.DependsOn).toEqual(
+      expect.arrayContaining([id(receiver.node.findChild('ArchiveDeliveryPolicy'))]),
+    );
   });
 
   it('raises an alarm on the ArchiveWriteFailure metric the receiver emits', () => {
