@@ -28,7 +28,10 @@ export function createQueues(scope: Construct, settings: ReceiverSettings): Rece
     enforceSSL: true,
     retentionPeriod: Duration.seconds(QUEUE_SETTINGS.retentionPeriodSeconds),
     maxMessageSizeBytes: QUEUE_SETTINGS.maxMessageSizeBytes,
-    ...(settings.fifo ? { fifo: true } : {}),
+    // Stated either way: left out, CDK would make a queue FIFO for a FIFO-only setting in
+    // queueProps or deadLetterQueueProps (contentBasedDeduplication, a name ending in .fifo) and
+    // leave the other standard; stated, it refuses that setting on a standard queue.
+    fifo: settings.fifo,
   };
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
     ...defaults,

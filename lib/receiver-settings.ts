@@ -21,7 +21,11 @@ import { DEFAULT_ARCHIVE_DAYS } from './archive.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
-import { CONSUMER_BATCH_SIZE, CONSUMER_BATCHING_WINDOW_SECONDS } from './queue-settings.js';
+import {
+  CONSUMER_BATCH_SIZE,
+  CONSUMER_BATCHING_WINDOW_SECONDS,
+  CONSUMER_TIMEOUT_SECONDS,
+} from './queue-settings.js';
 import {
   type FunctionPropsOverrides,
   INGRESS_KINDS,
@@ -176,6 +180,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
   }
   checkIdempotencyOptions(props);
   checkExistingQueueOptions(props);
+  checkQueuePropsAgainstProps(props, fifo);
   checkReceiverFunctionOverrides(props);
   return {
     ingress,
@@ -384,6 +389,39 @@ function checkExistingQueueOptions(props: WebhookReceiverProps): void {
         `${name} cannot be used with existingQueue: the construct creates no queue to apply them to; configure your queue where it is defined`,
       );
     }
+  }
+}
+
+/**
+ * `queueProps` and `deadLetterQueueProps` shape what the props leave open; a value in them that
+ * contradicts a prop would either lose silently or make a stack that fails at deploy: refused.
+ */
+function checkQueuePropsAgainstProps(props: WebhookReceiverProps, fifo: boolean): void {
+  // The construct makes both queues of the type `fifo` says; one of another type would get a
+  // redrive policy SQS refuses ("Source queue type ... does not match destination queue type").
+  for (const name of ['queueProps', 'deadLetterQueueProps'] as const) {
+    const given = props[name]?.fifo;
+    if (given !== undefined && given !== fifo) {
+      throw new InvalidWebhookReceiverPropsError(
+        `${name}.fifo is ${given} but fifo is ${fifo}${props.fifo === undefined ? ' (the default)' : ''}: the queue and its dead-letter queue must be of one type; set fifo alone`,
+      );
+    }
+  }
+  if (props.queueProps?.deadLetterQueue !== undefined) {
+    throw new InvalidWebhookReceiverPropsError(
+      'queueProps.deadLetterQueue cannot be used: the construct creates the dead-letter queue that its alarm, its deadLetterQueue and the redrive tool use; shape it with deadLetterQueueProps',
+    );
+  }
+  const visibilityTimeout = props.queueProps?.visibilityTimeout;
+  if (
+    props.consumer &&
+    visibilityTimeout !== undefined &&
+    !visibilityTimeout.isUnresolved() &&
+    visibilityTimeout.toSeconds() < CONSUMER_TIMEOUT_SECONDS
+  ) {
+    throw new InvalidWebhookReceiverPropsError(
+      `queueProps.visibilityTimeout of ${visibilityTimeout.toSeconds()} s is shorter than the example consumer's timeout (${CONSUMER_TIMEOUT_SECONDS} s): Lambda refuses its event source mapping at deploy; leave it out for the construct's (six consumer timeouts plus the batching window)`,
+    );
   }
 }
 

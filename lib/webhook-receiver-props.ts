@@ -162,16 +162,25 @@ export interface WebhookReceiverProps {
 
   /**
    * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 10 days'
-   * retention, 1 MiB messages, dead-letter queue after 5 receives). Not with `existingQueue`.
-   * @default - the construct's
+   * retention, 1 MiB messages, dead-letter queue after 5 receives, a visibility timeout of six
+   * consumer timeouts plus the batching window). Not with `existingQueue`. Refused where they
+   * contradict a prop rather than win or lose silently: a `fifo` other than the `fifo` prop's (the
+   * queue and its dead-letter queue must be of one type; a FIFO-only setting such as
+   * `contentBasedDeduplication` needs `fifo: true`), `deadLetterQueue` (the construct's own is the
+   * one its alarm watches: shape it with `deadLetterQueueProps`), and with `consumer`, a
+   * `visibilityTimeout` under the example consumer's 30 s timeout (Lambda would refuse its event
+   * source mapping at deploy).
+   * @default - the construct's, listed above (a visibility timeout of 181 s with the default
+   *   batching window)
    */
   readonly queueProps?: sqs.QueueProps;
 
   /**
    * Dead-letter queue properties merged over the construct's (those of the queue, with 14 days'
    * retention: a moved message keeps its first enqueue time, so the dead-letter queue must keep it
-   * longer than the queue did). Not with `existingQueue`.
-   * @default - the construct's
+   * longer than the queue did). Not with `existingQueue`; a `fifo` other than the `fifo` prop's is
+   * refused, as in `queueProps`.
+   * @default - the construct's: those of the queue, with 14 days' retention
    */
   readonly deadLetterQueueProps?: sqs.QueueProps;
 

@@ -861,6 +861,38 @@ describe('Class: WebhookReceiver', () => {
         /systemLogLevel cannot be used with receiverFunctionProps.loggingFormat/,
       ],
       [
+        'queueProps.fifo beside the default fifo, which would make a FIFO queue with a standard dead-letter queue',
+        { queueProps: { fifo: true } },
+        /^queueProps\.fifo is true but fifo is false \(the default\): the queue and its dead-letter queue must be of one type; set fifo alone$/,
+      ],
+      [
+        'queueProps.fifo false beside fifo: true',
+        { fifo: true, queueProps: { fifo: false } },
+        /^queueProps\.fifo is false but fifo is true: /,
+      ],
+      [
+        'deadLetterQueueProps.fifo beside fifo: false',
+        { fifo: false, deadLetterQueueProps: { fifo: true } },
+        /^deadLetterQueueProps\.fifo is true but fifo is false: /,
+      ],
+      [
+        "queueProps.deadLetterQueue, which would leave the construct's dead-letter queue and its alarm unused",
+        {
+          queueProps: {
+            deadLetterQueue: {
+              queue: Queue.fromQueueArn(new Stack(), 'OwnDeadLetters', EXISTING_QUEUE_ARN),
+              maxReceiveCount: 3,
+            },
+          },
+        },
+        /^queueProps\.deadLetterQueue cannot be used: .*shape it with deadLetterQueueProps$/,
+      ],
+      [
+        "a visibility timeout under the example consumer's timeout, whose event source mapping Lambda refuses",
+        { consumer: true, queueProps: { visibilityTimeout: Duration.seconds(29) } },
+        /^queueProps\.visibilityTimeout of 29 s is shorter than the example consumer's timeout \(30 s\): Lambda refuses its event source mapping at deploy/,
+      ],
+      [
         'a batching window on a FIFO queue',
         { fifo: true, consumerMaxBatchingWindow: Duration.seconds(5) },
         /consumerMaxBatchingWindow/,
@@ -919,6 +951,49 @@ describe('Class: WebhookReceiver', () => {
       // Assess
       expect(build).toThrow(InvalidWebhookReceiverPropsError);
       expect(build).toThrow(message);
+    });
+
+    it.each([
+      [
+        { contentBasedDeduplication: true },
+        /Content-based deduplication can only be defined for FIFO queues/,
+      ],
+      [{ queueName: 'bookings.fifo' }, /Non-FIFO queue name may not end in '\.fifo'/],
+    ])(
+      'refuses a FIFO-only queue setting on a standard receiver instead of making one of its queues FIFO (%o)',
+      (queueProps, message) => {
+        // Act
+        const build = () =>
+          new WebhookReceiver(new Stack(templateTestApp(), 'InvalidStack'), 'Receiver', {
+            queueProps,
+          });
+
+        // Assess
+        expect(build).toThrow(message);
+      },
+    );
+
+    it("accepts queue props that agree with the props: fifo given twice alike, a visibility timeout of the consumer's timeout, a shorter one without the example consumer", () => {
+      // Act
+      const fifoTwice = synthesize(() => ({
+        fifo: true,
+        queueProps: { fifo: true },
+        deadLetterQueueProps: { fifo: true },
+      }));
+      const { receiver, resource } = synthesize(() => ({
+        consumer: true,
+        queueProps: { visibilityTimeout: Duration.seconds(30) },
+      }));
+      const withoutConsumer = synthesize(() => ({
+        queueProps: { visibilityTimeout: Duration.seconds(5) },
+      }));
+
+      // Assess
+      fifoTwice.template.allResourcesProperties('AWS::SQS::Queue', { FifoQueue: true });
+      expect(resource(receiver.queue).Properties.VisibilityTimeout).toBe(30);
+      expect(
+        withoutConsumer.resource(withoutConsumer.receiver.queue).Properties.VisibilityTimeout,
+      ).toBe(5);
     });
 
     it('accepts 0 as the grace period (turns AWSPREVIOUS off) and * as the only event type', () => {
