@@ -14,7 +14,8 @@ export interface ReceiverQueues {
 /**
  * The given `existingQueue`, or a new queue with a dead-letter queue: SQS-managed encryption, TLS
  * only, 10 days' retention (14 in the dead-letter queue), 1 MiB messages, FIFO when asked; `queueProps` and
- * `deadLetterQueueProps` are merged over these defaults.
+ * `deadLetterQueueProps` are merged over these defaults, and the dead-letter queue is encrypted as
+ * the queue is unless `deadLetterQueueProps` says otherwise ({@link deadLetterEncryption}).
  */
 export function createQueues(scope: Construct, settings: ReceiverSettings): ReceiverQueues {
   if (settings.existingQueue !== undefined) {
@@ -33,26 +34,55 @@ export function createQueues(scope: Construct, settings: ReceiverSettings): Rece
     // leave the other standard; stated, it refuses that setting on a standard queue.
     fifo: settings.fifo,
   };
+  const batchingWindowSeconds = settings.fifo ? 0 : settings.consumerMaxBatchingWindow.toSeconds();
+  // The queue first, so that the key CDK creates for `encryption: KMS` without a key (at
+  // Queue/Key, where it has always been: an upgrade keeps it) exists for the dead-letter queue to
+  // share. `deadLetterQueue` is a constructor prop, so the redrive policy goes on afterwards.
+  const queue = new sqs.Queue(scope, 'Queue', {
+    ...defaults,
+    visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(undefined, batchingWindowSeconds)),
+    ...settings.queueProps,
+  });
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
     ...defaults,
+    ...deadLetterEncryption(queue, settings),
     // Longer than the queue's: a moved message keeps its first enqueue time (QUEUE_SETTINGS).
     retentionPeriod: Duration.seconds(QUEUE_SETTINGS.deadLetterRetentionPeriodSeconds),
     ...settings.deadLetterQueueProps,
   });
+  (queue.node.defaultChild as sqs.CfnQueue).redrivePolicy = {
+    deadLetterTargetArn: deadLetterQueue.queueArn,
+    maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount,
+  };
   acknowledgeNagFindings(deadLetterQueue, {
     pack: 'Serverless',
     rule: 'Serverless-SQSRedrivePolicy',
     reason:
       'Serverless-SQSRedrivePolicy (redrive policy): this queue is the dead-letter queue of the webhook queue, the end of the redrive chain, and its own alarm reports any message in it.',
   });
-  const batchingWindowSeconds = settings.fifo ? 0 : settings.consumerMaxBatchingWindow.toSeconds();
-  const queue = new sqs.Queue(scope, 'Queue', {
-    ...defaults,
-    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount },
-    visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(undefined, batchingWindowSeconds)),
-    ...settings.queueProps,
-  });
   return { queue, deadLetterQueue };
+}
+
+/**
+ * The queue's encryption, key included, for its dead-letter queue: a dead letter is a booking
+ * too (personal data), so a customer managed key chosen in `queueProps` must not give way to
+ * SQS-managed keys when a message fails. One key, where CDK made one for the queue, so that whoever
+ * may read the queue's messages may read the dead letters with the same grant. Nothing when
+ * `deadLetterQueueProps` chooses an encryption or a key of its own: then it decides alone.
+ */
+function deadLetterEncryption(
+  queue: sqs.Queue,
+  settings: ReceiverSettings,
+): Pick<sqs.QueueProps, 'encryption' | 'encryptionMasterKey' | 'dataKeyReuse'> {
+  const { encryption, encryptionMasterKey } = settings.deadLetterQueueProps;
+  if (encryption !== undefined || encryptionMasterKey !== undefined) return {};
+  const { encryptionType, encryptionMasterKey: queueKey } = queue;
+  const { dataKeyReuse } = settings.queueProps;
+  return {
+    ...(encryptionType === undefined ? {} : { encryption: encryptionType }),
+    ...(queueKey === undefined ? {} : { encryptionMasterKey: queueKey }),
+    ...(dataKeyReuse === undefined ? {} : { dataKeyReuse }),
+  };
 }
 
 /** The id of the synth warning about an imported `existingQueue` without its KMS key. */

@@ -178,9 +178,12 @@ export interface WebhookReceiverProps {
   /**
    * Dead-letter queue properties merged over the construct's (those of the queue, with 14 days'
    * retention: a moved message keeps its first enqueue time, so the dead-letter queue must keep it
-   * longer than the queue did). Not with `existingQueue`; a `fifo` other than the `fifo` prop's is
-   * refused, as in `queueProps`.
-   * @default - the construct's: those of the queue, with 14 days' retention
+   * longer than the queue did). The dead-letter queue is encrypted as the queue is: a customer
+   * managed key of `queueProps` (given, or the one CDK creates for `encryption: KMS`) encrypts
+   * both, unless `encryption` or `encryptionMasterKey` here chooses otherwise. Not with
+   * `existingQueue`; a `fifo` other than the `fifo` prop's is refused, as in `queueProps`.
+   * @default - the construct's: those of the queue, its encryption included, with 14 days'
+   *   retention
    */
   readonly deadLetterQueueProps?: sqs.QueueProps;
 

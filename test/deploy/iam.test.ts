@@ -3,6 +3,7 @@ import {
   type CfnTemplate,
   DEPLOY_ACCOUNT,
   DEPLOY_REGION,
+  resolveValue,
   resourcePolicyOf,
   resourcesOfType,
   rolePolicies,
@@ -154,6 +155,32 @@ describe.each(Object.values<Variant>(VARIANTS))('IAM as deployed: $name', (varia
 
     // Assess
     expect(verdicts.length).toBeGreaterThan(secrets.length);
+    expect(verdicts.filter((verdict) => verdict === 'Allowed')).toEqual([]);
+  });
+
+  it('allows neither function a call on the dead-letter queue, which only the redrive tool reads', async () => {
+    // Prepare: the dead-letter queue may share the queue's key, so only SQS's grants keep it apart.
+    const { template } = synthesized;
+    const roles = Object.values(functionRoles(calls)).filter((role) => role !== undefined);
+    const queues = resourcesOfType(template, 'AWS::SQS::Queue');
+    const deadLetterQueues = queues
+      .map(([, queue]) => queue.Properties?.RedrivePolicy?.deadLetterTargetArn)
+      .filter((arn) => arn !== undefined)
+      .map((arn) => String(resolveValue(template, arn)));
+    expect(deadLetterQueues).toHaveLength(queues.length === 0 ? 0 : 1);
+
+    // Act
+    const verdicts = await Promise.all(
+      roles.flatMap((principal) =>
+        deadLetterQueues.flatMap((resource) =>
+          ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage'].map((action) =>
+            decide(template, { principal, action, resource }),
+          ),
+        ),
+      ),
+    );
+
+    // Assess
     expect(verdicts.filter((verdict) => verdict === 'Allowed')).toEqual([]);
   });
 

@@ -6,7 +6,7 @@ import { LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lambda/receiver/config.js';
 import { createHandler } from '../../lambda/receiver/handler.js';
@@ -303,6 +303,47 @@ describe('Class: WebhookReceiver', () => {
           },
         });
       }
+    });
+
+    it("encrypts the dead-letter queue with the queue's customer managed key, the one key CDK creates for encryption: KMS", () => {
+      // Act
+      const { template, receiver, id, resource } = synthesize(() => ({
+        queueProps: { encryption: QueueEncryption.KMS },
+      }));
+
+      // Assess: a failed booking keeps the key its queue chose, not SQS-managed keys.
+      template.resourceCountIs('AWS::KMS::Key', 1);
+      const key = { 'Fn::GetAtt': [id(receiver.queue.encryptionMasterKey), 'Arn'] };
+      for (const queue of [receiver.queue, receiver.deadLetterQueue]) {
+        expect(resource(queue).Properties.KmsMasterKeyId).toEqual(key);
+        expect(resource(queue).Properties.SqsManagedSseEnabled).toBeUndefined();
+      }
+    });
+
+    it('encrypts the dead-letter queue with the key queueProps gives, unless deadLetterQueueProps chooses an encryption of its own', () => {
+      // Act
+      const given = synthesize((stack) => ({
+        queueProps: {
+          encryption: QueueEncryption.KMS,
+          encryptionMasterKey: Key.fromKeyArn(stack, 'QueueKey', EXISTING_KEY_ARN),
+          dataKeyReuse: Duration.hours(1),
+        },
+      }));
+      const own = synthesize(() => ({
+        queueProps: { encryption: QueueEncryption.KMS },
+        deadLetterQueueProps: { encryption: QueueEncryption.SQS_MANAGED },
+      }));
+
+      // Assess
+      given.template.resourceCountIs('AWS::KMS::Key', 0);
+      expect(given.resource(given.receiver.deadLetterQueue).Properties).toMatchObject({
+        KmsMasterKeyId: EXISTING_KEY_ARN,
+        KmsDataKeyReusePeriodSeconds: 3600,
+      });
+      expect(own.resource(own.receiver.deadLetterQueue).Properties).toMatchObject({
+        SqsManagedSseEnabled: true,
+      });
+      expect(own.resource(own.receiver.deadLetterQueue).Properties.KmsMasterKeyId).toBeUndefined();
     });
 
     it('moves a message to the dead-letter queue after 5 receives', () => {

@@ -1,7 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { buildApp } from '../../../lib/app.js';
 import { WebhookReceiver } from '../../../lib/webhook-receiver.js';
 import type { WebhookReceiverProps } from '../../../lib/webhook-receiver-props.js';
@@ -109,6 +109,10 @@ export const VARIANTS = {
       consumer: true,
       existingQueue: Queue.fromQueueArn(stack, 'Existing', EXISTING_QUEUE_ARN),
     }),
+  },
+  queueKeyInStack: {
+    name: 'queues encrypted with the key CDK creates (queueProps encryption: KMS), consumer',
+    construct: () => ({ consumer: true, queueProps: { encryption: QueueEncryption.KMS } }),
   },
   fifo: { name: 'FIFO', context: { fifo: 'true' } },
   noConsumer: { name: 'no consumer', context: { consumer: 'false' } },
