@@ -439,6 +439,8 @@ function checkReceiverFunctionOverrides(props: WebhookReceiverProps): void {
       props.systemLogLevel,
       ['systemLogLevelV2', 'systemLogLevel', 'loggingFormat'],
     ],
+    ['reservedConcurrency', props.reservedConcurrency, ['reservedConcurrentExecutions']],
+    ['tracing', props.tracing, ['tracing']],
   ] as const;
   for (const [prop, value, keys] of clashes) {
     const key = keys.find((name) => overrides[name] !== undefined);

@@ -115,7 +115,8 @@ export interface WebhookReceiverProps {
    * the deploy there. Unreserved, the receiver shares the account's concurrency (1,000 by
    * default), which turns away no catch-up the capacity model runs, but then only the account
    * bounds a flood of forged calls to a function URL (docs/capacity.md gives the figures and the
-   * smallest value that still takes the catch-up).
+   * smallest value that still takes the catch-up). Not with
+   * `receiverFunctionProps.reservedConcurrentExecutions`.
    * @default - none reserved
    */
   readonly reservedConcurrency?: number;
@@ -318,8 +319,10 @@ export interface WebhookReceiverProps {
    * Function props applied over the receiver function's (a VPC, layers, timeout, extra
    * environment variables...): the escape hatch for what the props above do not cover. The code,
    * runtime, handler, role and log group stay the construct's, and the variables the construct
-   * writes win over ones given here. Its memory and system log level are refused next to
-   * `receiverMemorySize` and `systemLogLevel`.
+   * writes win over ones given here. A setting the props above also make is refused when both
+   * are given, rather than one silently winning: its `memorySize`, system log level
+   * (`systemLogLevelV2`, `systemLogLevel`, `loggingFormat`), `reservedConcurrentExecutions` and
+   * `tracing` next to `receiverMemorySize`, `systemLogLevel`, `reservedConcurrency` and `tracing`.
    * @default - none
    */
   readonly receiverFunctionProps?: FunctionPropsOverrides;
@@ -327,7 +330,7 @@ export interface WebhookReceiverProps {
   /**
    * X-Ray active tracing of the functions and the REST API stage (HTTP APIs and function URLs
    * have no tracing of their own). Off by default: X-Ray costs more per call than the rest of
-   * the stack.
+   * the stack. Not with `receiverFunctionProps.tracing`.
    * @default false
    */
   readonly tracing?: boolean;

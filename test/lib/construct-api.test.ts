@@ -62,10 +62,11 @@ describe('Class: WebhookReceiver, its API beyond the settings', () => {
   });
 
   it("applies receiverFunctionProps over the receiver's, keeping the variables it writes", () => {
-    // Act
+    // Act: reservedConcurrentExecutions is refused only beside reservedConcurrency.
     const { template, receiver, id } = synthesize(() => ({
       receiverFunctionProps: {
         timeout: Duration.seconds(20),
+        reservedConcurrentExecutions: 50,
         environment: { MY_LAYER_SETTING: 'on', SIGNATURE_TOLERANCE_SECONDS: '5' },
       },
     }));
@@ -73,6 +74,7 @@ describe('Class: WebhookReceiver, its API beyond the settings', () => {
     // Assess
     const fn = template.toJSON().Resources[id(receiver.receiverFunction)];
     expect(fn.Properties.Timeout).toBe(20);
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(50);
     expect(fn.Properties.Environment.Variables.MY_LAYER_SETTING).toBe('on');
     expect(fn.Properties.Environment.Variables.SIGNATURE_TOLERANCE_SECONDS).toBe('300');
   });

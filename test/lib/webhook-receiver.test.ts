@@ -2,7 +2,7 @@ import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { LoggingFormat, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -900,6 +900,16 @@ describe('Class: WebhookReceiver', () => {
           receiverFunctionProps: { loggingFormat: LoggingFormat.TEXT },
         },
         /systemLogLevel cannot be used with receiverFunctionProps.loggingFormat/,
+      ],
+      [
+        'reservedConcurrency beside receiverFunctionProps.reservedConcurrentExecutions',
+        { reservedConcurrency: 5, receiverFunctionProps: { reservedConcurrentExecutions: 50 } },
+        /^reservedConcurrency cannot be used with receiverFunctionProps\.reservedConcurrentExecutions: give the receiver's setting once$/,
+      ],
+      [
+        'tracing beside receiverFunctionProps.tracing',
+        { tracing: true, receiverFunctionProps: { tracing: Tracing.PASS_THROUGH } },
+        /^tracing cannot be used with receiverFunctionProps\.tracing: give the receiver's setting once$/,
       ],
       [
         'queueProps.fifo beside the default fifo, which would make a FIFO queue with a standard dead-letter queue',
