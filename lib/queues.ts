@@ -24,8 +24,13 @@ export function createQueues(scope: Construct, settings: ReceiverSettings): Rece
   }
   const defaults: sqs.QueueProps = {
     // SQS-managed SSE: encrypted at rest at no cost, and no KMS key policy to keep in step with
-    // every producer and consumer (a customer managed key adds cost and a failure mode).
-    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    // every producer and consumer (a customer managed key adds cost and a failure mode). A key
+    // given in queueProps says KMS by itself: with SQS-managed left as the default, CDK would
+    // refuse it ("encryptionMasterKey is not supported if encryption type SQS_MANAGED is used").
+    encryption:
+      settings.queueProps.encryptionMasterKey === undefined
+        ? sqs.QueueEncryption.SQS_MANAGED
+        : sqs.QueueEncryption.KMS,
     enforceSSL: true,
     retentionPeriod: Duration.seconds(QUEUE_SETTINGS.retentionPeriodSeconds),
     maxMessageSizeBytes: QUEUE_SETTINGS.maxMessageSizeBytes,

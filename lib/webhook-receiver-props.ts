@@ -162,8 +162,8 @@ export interface WebhookReceiverProps {
   readonly existingQueue?: sqs.IQueue;
 
   /**
-   * Queue properties merged over the construct's (SQS-managed encryption, TLS only, 10 days'
-   * retention, 1 MiB messages, dead-letter queue after 5 receives, a visibility timeout of six
+   * Queue properties merged over the construct's (SQS-managed encryption, or KMS when
+   * `encryptionMasterKey` is given; TLS only, 10 days' retention, 1 MiB messages, dead-letter queue after 5 receives, a visibility timeout of six
    * consumer timeouts plus the batching window). Not with `existingQueue`. Refused where they
    * contradict a prop rather than win or lose silently: a `fifo` other than the `fifo` prop's (the
    * queue and its dead-letter queue must be of one type; a FIFO-only setting such as

@@ -346,6 +346,19 @@ describe('Class: WebhookReceiver', () => {
       expect(own.resource(own.receiver.deadLetterQueue).Properties.KmsMasterKeyId).toBeUndefined();
     });
 
+    it('encrypts both queues with a key queueProps gives without naming the encryption', () => {
+      // Act
+      const { resource, receiver } = synthesize((stack) => ({
+        queueProps: { encryptionMasterKey: Key.fromKeyArn(stack, 'QueueKey', EXISTING_KEY_ARN) },
+      }));
+
+      // Assess
+      for (const queue of [receiver.queue, receiver.deadLetterQueue]) {
+        expect(resource(queue).Properties.KmsMasterKeyId).toBe(EXISTING_KEY_ARN);
+        expect(resource(queue).Properties.SqsManagedSseEnabled).toBeUndefined();
+      }
+    });
+
     it('moves a message to the dead-letter queue after 5 receives', () => {
       // Prepare
       const { template, receiver, id } = standard;
