@@ -84,7 +84,9 @@ export type DiagnosisFields = Pick<DeliveryDetail, 'diagnosis' | 'noDiagnosis'>;
 /** The row fields of a delivery that never change once it is recorded. */
 type Row = Omit<DeliverySummary, 'replayOf' | 'consumed'>;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a leading byte order mark in the text, which the detail shows as the exact
+// bytes received (the receiver reads bodies the same way).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * One webhook call as the inspector keeps it. Recording it costs next to nothing: it keeps what

@@ -142,6 +142,21 @@ describe('Function: the inspector API', () => {
     expect(replay.status).toBe(409);
   });
 
+  it('shows a body that starts with a byte order mark as the exact bytes received', async () => {
+    // Prepare: UTF-8's BOM (EF BB BF), which a strict decoder strips unless told not to
+    const body = `\uFEFF${JSON.stringify(bookingPayload())}`;
+
+    // Act
+    const id = await post(body, { 'Content-Type': 'application/json' });
+    const detail = await detailOf(id);
+
+    // Assess
+    expect(detail.bodyEncoding).toBe('utf8');
+    expect(detail.body).toBe(body);
+    expect(Buffer.byteLength(detail.body)).toBe(detail.bodyBytes);
+    expect(detail.bodySha256).toBe(createHash('sha256').update(body).digest('hex'));
+  });
+
   it('refuses a request addressed to another host name (DNS rebinding)', async () => {
     // Act
     const status = await new Promise<number | undefined>((resolveStatus, reject) => {
