@@ -6,6 +6,15 @@ import type { QueueActivity } from './queue-tap.js';
 const MAX_UNMATCHED_SENDS = 100;
 
 /**
+ * Receipts of receives not deleted yet (the oldest are forgotten first). A consumer deletes what
+ * it received within the visibility timeout, so most are let go soon; a receive never deleted (a
+ * consumer that failed, until the message moves to the dead-letter queue; another client) would
+ * otherwise be kept as long as `npm start` runs. Ten thousand (about 3 MB) is far more than a
+ * consumer holds at once.
+ */
+export const MAX_TRACKED_RECEIPTS = 10_000;
+
+/**
  * Links queue messages to deliveries and keeps their receive and delete state current in the
  * store. A send is matched to the queued delivery whose body is the message body and whose
  * signature `t` is the message's `signature_timestamp` (the receiver forwards both unchanged).
@@ -28,6 +37,10 @@ export class MessageTracker {
         return;
       case 'received': {
         this.#messageByReceipt.set(activity.receiptHandle, activity.messageId);
+        const oldest = this.#messageByReceipt.keys().next().value;
+        if (this.#messageByReceipt.size > MAX_TRACKED_RECEIPTS && oldest !== undefined) {
+          this.#messageByReceipt.delete(oldest);
+        }
         this.#change(activity.messageId, (message) => ({
           ...message,
           receiveCount: message.receiveCount + 1,
