@@ -360,7 +360,7 @@ describe('The local server over real sockets (property)', () => {
   beforeAll(async () => {
     scratch = await makeScratchDir('local-server-property');
     await mkdir(scratch, { recursive: true });
-    receiver = await startLocalReceiverInProcess(KEY, scratch, 'auto', (source, error) => {
+    receiver = await startLocalReceiverInProcess(KEY, scratch, {}, (source, error) => {
       failures.push({ source, error });
     });
   });

@@ -22,7 +22,7 @@ describe('Function: startWebhookServer, connections', () => {
 
   beforeAll(async () => {
     scratch = await makeScratchDir('webhook-connections');
-    receiver = await startLocalReceiverInProcess(KEY, scratch, 'auto', (source, error) => {
+    receiver = await startLocalReceiverInProcess(KEY, scratch, {}, (source, error) => {
       failures.push({ source, error });
     });
   });

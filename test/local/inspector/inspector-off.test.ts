@@ -16,7 +16,7 @@ describe('Function: startLocalReceiver with INSPECTOR=off', () => {
 
   beforeAll(async () => {
     await mkdir(SCRATCH, { recursive: true });
-    receiver = await startLocalReceiverInProcess(TEST_KEY, SCRATCH, 'off');
+    receiver = await startLocalReceiverInProcess(TEST_KEY, SCRATCH, { inspector: 'off' });
   });
 
   afterAll(async () => {

@@ -25,7 +25,7 @@ describe('Function: the inspector as an observer', () => {
 
   beforeAll(async () => {
     await mkdir(SCRATCH, { recursive: true });
-    receiver = await startLocalReceiverInProcess(KEY, SCRATCH, 'auto', (source, error) => {
+    receiver = await startLocalReceiverInProcess(KEY, SCRATCH, {}, (source, error) => {
       failures.push({ source, error });
     });
   });
