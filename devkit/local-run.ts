@@ -5,6 +5,7 @@
  * @module
  */
 
+import { BlockList, isIP } from 'node:net';
 import { ENDPOINT_NAME_RULE, isEndpointName, splitList } from '../lambda/contract/endpoints.js';
 import { UsageError } from './tool-io.js';
 
@@ -25,7 +26,39 @@ export function isLoopbackHost(host: string): boolean {
  * reached that way.
  */
 export function isLoopbackHostHeader(host: string | undefined): boolean {
-  return isLoopbackHost((host ?? '').replace(/:\d+$/, ''));
+  return isLoopbackHost(hostWithoutPort(host));
+}
+
+/**
+ * Whether a `Host` header names loopback or an IP address (`192.168.1.20:3000`,
+ * `[fd00::2]:3000`), not a DNS name: how webpack-dev-server's `allowedHosts: 'auto'` lets other
+ * machines in. A page of another site that reaches a server through DNS rebinding needs a name
+ * whose DNS its owner controls, and sends that name here; an address is nobody's to rebind.
+ */
+export function isLoopbackOrAddressHostHeader(host: string | undefined): boolean {
+  const name = hostWithoutPort(host);
+  if (isLoopbackHost(name)) return true;
+  const bracketed = /^\[([^\]]+)\]$/.exec(name)?.[1];
+  return bracketed === undefined ? isIP(name) === 4 : isIP(bracketed) === 6;
+}
+
+/** The host of a `Host` header, its port left out (an IPv6 address keeps its brackets). */
+function hostWithoutPort(host: string | undefined): string {
+  return (host ?? '').replace(/:\d+$/, '');
+}
+
+const LOOPBACK_ADDRESSES = new BlockList();
+LOOPBACK_ADDRESSES.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK_ADDRESSES.addAddress('::1', 'ipv6');
+
+/**
+ * Whether a socket's remote address is this machine's loopback: `127.0.0.0/8` or `::1`, IPv4
+ * written IPv4-mapped (`::ffff:127.0.0.1`, as a dual-stack socket reports it) included. Unlike a
+ * `Host` header, which the client writes, the kernel says where a connection came from.
+ */
+export function isLoopbackAddress(address: string | undefined = ''): boolean {
+  const family = isIP(address);
+  return family !== 0 && LOOPBACK_ADDRESSES.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** Port of the local webhook endpoint when `PORT` is not set. */

@@ -1,5 +1,4 @@
 import { ensureWebhookSecret, type LocalWebhookSecret } from '../devkit/dotenv.js';
-import { isLoopbackHost } from '../devkit/local-run.js';
 import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
 import {
   ARCHIVE_STREAM,
@@ -12,7 +11,7 @@ import { createHandler } from '../lambda/receiver/handler.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalArchive, startLocalArchive } from './local-archive.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
-import type { StartConfig } from './start-config.js';
+import { type StartConfig, servesInspector } from './start-config.js';
 import { lockStateFolder } from './state-lock.js';
 import {
   INSPECTOR_PATH,
@@ -272,9 +271,4 @@ function inspectorHooks(
     onDeliveryError: onInspectorError,
     inspector: inspector.routes,
   };
-}
-
-/** Whether the inspector answers at all: `INSPECTOR=on`, or unset with a loopback `HOST`. */
-function servesInspector(config: StartConfig): boolean {
-  return config.inspector === 'on' || (config.inspector === 'auto' && isLoopbackHost(config.host));
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { endpointsFrom, LOOPBACK, localPort } from '../devkit/local-run.js';
+import { endpointsFrom, isLoopbackHost, LOOPBACK, localPort } from '../devkit/local-run.js';
 import { UsageError } from '../devkit/tool-io.js';
 import type { InspectorMode } from './inspector/access.js';
 
@@ -56,6 +56,28 @@ export function readStartConfig(
     stateDir: resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR),
     endpoints: endpointsFrom(env, dotEnv),
   };
+}
+
+/** Whether the inspector answers at all: `INSPECTOR=on`, or unset with a loopback `HOST`. */
+export function servesInspector(config: Pick<StartConfig, 'inspector' | 'host'>): boolean {
+  return config.inspector === 'on' || (config.inspector === 'auto' && isLoopbackHost(config.host));
+}
+
+/**
+ * The banner's warnings when `HOST` lets other machines in: the webhook endpoint is reachable,
+ * and so is the inspector when `INSPECTOR=on` serves it there (its fresh-signature replays stay
+ * this machine's); none on loopback.
+ */
+export function networkExposureWarnings(config: Pick<StartConfig, 'inspector' | 'host'>): string[] {
+  if (isLoopbackHost(config.host)) return [];
+  return [
+    `HOST=${config.host}: the webhook endpoint is reachable from other machines (the queue stays on 127.0.0.1).`,
+    ...(servesInspector(config)
+      ? [
+          'INSPECTOR=on: the inspector is reachable from other machines too, by IP address (every delivery, personal data included, and exact replays); a replay with a fresh signature is answered to this machine only.',
+        ]
+      : []),
+  ];
 }
 
 /**

@@ -6,11 +6,11 @@
 import { resolve } from 'node:path';
 import { DOTENV_FILE, readDotEnv } from '../devkit/dotenv.js';
 import { ToolError } from '../devkit/exit-status.js';
-import { isLoopbackHost, LOCAL_PORTS } from '../devkit/local-run.js';
+import { LOCAL_PORTS } from '../devkit/local-run.js';
 import { parseToolArgs, processIo, runTool } from '../devkit/tool-io.js';
 import { type LocalEndpoint, type LocalReceiver, startLocalReceiver } from './local-receiver.js';
 import { watchParents } from './parent-watch.js';
-import { readStartConfig, type StartConfig } from './start-config.js';
+import { networkExposureWarnings, readStartConfig, type StartConfig } from './start-config.js';
 import { StateFolderBusyError } from './state-lock.js';
 
 const USAGE = `Usage: npm start [-- --fresh]
@@ -31,7 +31,8 @@ Environment (also read from .env for WEBHOOK_SECRET, ENDPOINTS and WEBHOOK_SECRE
                    always on 127.0.0.1 (default ${LOCAL_PORTS.archive.default}; 0 = any free port); kept in
                    LOCAL_STATE_DIR/archive, read by npm run replay
   INSPECTOR        the delivery inspector at /_inspector: unset = served on loopback only,
-                   'on' = served whatever HOST is, 'off' = not served
+                   'on' = served whatever HOST is (other machines address it by IP address;
+                   a replay with a fresh signature is this machine's only), 'off' = not served
   LOCAL_STATE_DIR  directory of the queued messages (default .local/queues); one npm start at a
                    time per directory: a second start on it exits 1 and changes nothing
   WEBHOOK_SECRET   signing key; when neither the environment nor .env has one, a key is generated
@@ -94,7 +95,6 @@ async function run(config: StartOptions): Promise<number> {
 
 function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: string): string {
   const { queues, endpoints } = receiver;
-  const { host } = config;
   const named = config.endpoints !== undefined;
   const lines: string[] = [];
   const generated = endpoints.filter(({ key }) => key.source === 'generated');
@@ -143,12 +143,7 @@ function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: strin
     const variables = exported.map(({ key }) => key.variable).join(', ');
     lines.push(`(send signs with ${variables}: export the same value in that terminal)`);
   }
-  if (!isLoopbackHost(host)) {
-    lines.push(
-      `HOST=${host}: the webhook endpoint is reachable from other machines (the queue stays on 127.0.0.1).`,
-    );
-  }
-  lines.push('', 'Press Ctrl-C to stop.');
+  lines.push(...networkExposureWarnings(config), '', 'Press Ctrl-C to stop.');
   return lines.join('\n');
 }
 

@@ -1,7 +1,15 @@
 import type { IncomingMessage } from 'node:http';
-import { isLoopbackHost, isLoopbackHostHeader } from '../../devkit/local-run.js';
+import {
+  isLoopbackAddress,
+  isLoopbackHost,
+  isLoopbackHostHeader,
+  isLoopbackOrAddressHostHeader,
+} from '../../devkit/local-run.js';
 
-/** `INSPECTOR`: `auto` (unset) serves loopback only, `on` serves any host, `off` never serves. */
+/**
+ * `INSPECTOR`: `auto` (unset) serves loopback only, `on` serves other machines too (addressed by
+ * IP address), `off` never serves.
+ */
 export type InspectorMode = 'auto' | 'on' | 'off';
 
 /**
@@ -9,8 +17,10 @@ export type InspectorMode = 'auto' | 'on' | 'off';
  * of another origin is always refused: its `Origin` (which browsers put on every POST, and set to
  * `null` for sandboxed frames and `file:` pages) must name the server the request is addressed
  * to. In `auto` mode it answers only when the server listens on loopback and the `Host` header
- * names loopback (so a page of another site cannot reach it through DNS rebinding);
- * `INSPECTOR=on` lifts these two checks.
+ * names loopback; `INSPECTOR=on` serves whatever `HOST` is and also answers a `Host` that is an
+ * IP address. Either way a `Host` that is a DNS name (other than `localhost`) is refused: a page
+ * of another site reaching the server through DNS rebinding sends the name it controls there, and
+ * its own origin, which that name makes the server's.
  */
 export function refusalOf(
   request: IncomingMessage,
@@ -21,7 +31,11 @@ export function refusalOf(
   if (origin !== undefined && !isOriginOf(origin, host)) {
     return 'the inspector answers only its own page, not a request sent by another site';
   }
-  if (mode === 'on') return undefined;
+  if (mode === 'on') {
+    return isLoopbackOrAddressHostHeader(host)
+      ? undefined
+      : 'the inspector answers only requests addressed to an IP address, 127.0.0.1, localhost or [::1], not to a host name (a page of another site could use one through DNS rebinding)';
+  }
   if (!isLoopbackHost(listenHost)) {
     return `the inspector is served only when HOST is a loopback address (HOST=${listenHost}); set INSPECTOR=on to serve it anyway`;
   }
@@ -29,6 +43,18 @@ export function refusalOf(
     return 'the inspector answers only requests addressed to 127.0.0.1, localhost or [::1]';
   }
   return undefined;
+}
+
+/**
+ * Why a replay with a fresh signature is refused, or `undefined` when it may be made. It signs
+ * the kept body with the local key, so it is answered only on a connection from this machine (the
+ * socket's address, which a client cannot choose as it chooses headers): with `INSPECTOR=on`,
+ * another machine may read and replay exactly, but not have the key sign a body it posted.
+ */
+export function freshReplayRefusal(request: IncomingMessage): string | undefined {
+  const address = request.socket.remoteAddress;
+  if (isLoopbackAddress(address)) return undefined;
+  return `a replay with a fresh signature signs with this machine's local key, so only this machine may ask for one (this request came from ${address ?? 'an unknown address'}); replay the exact request instead`;
 }
 
 /** Whether `origin` is `http://<host>`: the inspector page's own origin. `null` and junk are not. */

@@ -6,7 +6,7 @@ import { parseSignatureHeader } from '../../lambda/core/index.js';
 import type { ArchivedObject } from '../local-archive.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { INSPECTOR_PATH } from '../webhook-server.js';
-import { type InspectorMode, refusalOf } from './access.js';
+import { freshReplayRefusal, type InspectorMode, refusalOf } from './access.js';
 import {
   type DeliveryDetail,
   type DiagnosisFields,
@@ -217,6 +217,8 @@ export function createInspector(options: InspectorOptions): Inspector {
     if (problem !== undefined)
       return sendJson(response, problem.status, { message: problem.message });
     const fresh = new URL(request.url ?? '/', 'http://localhost').searchParams.get('fresh') === '1';
+    const freshRefusal = fresh ? freshReplayRefusal(request) : undefined;
+    if (freshRefusal !== undefined) return sendJson(response, 403, { message: freshRefusal });
     const stored = store.get(id);
     if (stored === undefined) return sendJson(response, 404, { message: 'No such delivery' });
     if (stored.bytes === undefined) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { endpointsFrom } from '../../devkit/local-run.js';
 import { UsageError } from '../../devkit/tool-io.js';
 import { endpointKeyVariable } from '../../lambda/contract/endpoints.js';
-import { readStartConfig } from '../../local/start-config.js';
+import { networkExposureWarnings, readStartConfig } from '../../local/start-config.js';
 
 describe('Function: readStartConfig', () => {
   it('defaults to port 3000 on loopback and the queue on 9324', () => {
@@ -125,5 +125,39 @@ describe('Function: endpointKeyVariable', () => {
 
     // Assess
     expect(variables).toEqual(['WEBHOOK_SECRET_EU', 'WEBHOOK_SECRET_EU_WEST_2']);
+  });
+});
+
+describe('Function: networkExposureWarnings', () => {
+  it('warns of nothing on loopback, INSPECTOR=on included', () => {
+    // Act
+    const warnings = networkExposureWarnings({ host: '127.0.0.1', inspector: 'on' });
+
+    // Assess
+    expect(warnings).toEqual([]);
+  });
+
+  it('warns that the webhook endpoint is reachable when HOST is not loopback', () => {
+    // Act
+    const warnings = networkExposureWarnings({ host: '0.0.0.0', inspector: 'auto' });
+
+    // Assess
+    expect(warnings).toEqual([
+      'HOST=0.0.0.0: the webhook endpoint is reachable from other machines (the queue stays on 127.0.0.1).',
+    ]);
+  });
+
+  it('warns that the inspector is reachable too with INSPECTOR=on, and that fresh signatures stay on this machine', () => {
+    // Act
+    const warnings = networkExposureWarnings({ host: '0.0.0.0', inspector: 'on' });
+
+    // Assess
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toMatch(
+      /^INSPECTOR=on: the inspector is reachable from other machines too/,
+    );
+    expect(warnings[1]).toContain(
+      'a replay with a fresh signature is answered to this machine only',
+    );
   });
 });

@@ -1,0 +1,164 @@
+import { request } from 'node:http';
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliverySummary } from '../../../local/inspector/delivery.js';
+import type { LocalReceiver } from '../../../local/local-receiver.js';
+import { bookingPayload } from '../../support/booking.js';
+import { startLocalReceiverInProcess } from '../../support/local-receiver.js';
+import { scratchDir } from '../../support/scratch-dir.js';
+
+const KEY = 'inspector-on-key-3f1a9c2e';
+const dir = scratchDir('inspector-on');
+
+/** A body someone on the network posted to /webhook, with a made-up signature. */
+const FORGED = JSON.stringify(bookingPayload({ source: 'forged' }));
+const MADE_UP_SIGNATURE = 't=1716000000,v1=00';
+
+/**
+ * One of this machine's IPv4 addresses that is not loopback: a connection to it comes from that
+ * address, as one from another machine of the network comes from its own.
+ */
+function networkAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((candidate) => candidate?.family === 'IPv4' && !candidate.internal)?.address;
+  if (address === undefined) {
+    throw new Error('this machine has no IPv4 address besides loopback to call the inspector on');
+  }
+  return address;
+}
+
+/** Sends one request as given (`Host` included); resolves with its status and JSON body. */
+function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolveAnswer, reject) => {
+    const outgoing = request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers ?? {} },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        response.on('end', () =>
+          resolveAnswer({ status: response.statusCode ?? 0, body: JSON.parse(text) }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
+}
+
+describe('Function: the inspector with INSPECTOR=on and HOST=0.0.0.0', () => {
+  let receiver: LocalReceiver;
+  /** The server as another machine reaches it: `http://<network address>:<port>`. */
+  let fromNetwork: string;
+  /** The server as this machine reaches it: `http://127.0.0.1:<port>`. */
+  let fromHere: string;
+
+  beforeAll(async () => {
+    const address = networkAddress();
+    receiver = await startLocalReceiverInProcess(KEY, join(dir(), 'receiver'), {
+      inspector: 'on',
+      host: '0.0.0.0',
+    });
+    fromNetwork = `http://${address}:${receiver.webhook.port}`;
+    fromHere = `http://127.0.0.1:${receiver.webhook.port}`;
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  /** Posts the forged body to /webhook from `origin`; resolves with the delivery's id. */
+  const postForged = async (origin: string): Promise<string> => {
+    const response = await fetch(`${origin}/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'service-signature': MADE_UP_SIGNATURE },
+      body: FORGED,
+    });
+    await response.arrayBuffer();
+    return response.headers.get('x-amzn-requestid') ?? '';
+  };
+  const replaysOf = async (id: string): Promise<DeliverySummary[]> => {
+    const { body } = await send(`${fromHere}/_inspector/api/deliveries`);
+    const { deliveries } = body as { deliveries: DeliverySummary[] };
+    return deliveries.filter((delivery) => delivery.replayOf === id);
+  };
+
+  it('answers another machine that addresses it by IP address, and replays exactly for it', async () => {
+    // Prepare
+    const id = await postForged(fromNetwork);
+
+    // Act
+    const listed = await send(`${fromNetwork}/_inspector/api/deliveries`);
+    const exact = await send(`${fromNetwork}/_inspector/api/deliveries/${id}/replay`, {
+      method: 'POST',
+    });
+
+    // Assess
+    expect(listed.status).toBe(200);
+    expect(exact).toMatchObject({ status: 200, body: { status: 401, replayOf: id } });
+  });
+
+  it('refuses a replay with a fresh signature asked from another machine, and signs nothing', async () => {
+    // Prepare
+    const id = await postForged(fromNetwork);
+
+    // Act
+    const fresh = await send(`${fromNetwork}/_inspector/api/deliveries/${id}/replay?fresh=1`, {
+      method: 'POST',
+    });
+    const replays = await replaysOf(id);
+
+    // Assess
+    expect(fresh).toEqual({
+      status: 403,
+      body: { message: expect.stringContaining('only this machine may ask for one') },
+    });
+    expect(replays).toEqual([]);
+  });
+
+  it('replays with a fresh signature for this machine', async () => {
+    // Prepare
+    const id = await postForged(fromNetwork);
+
+    // Act
+    const fresh = await send(`${fromHere}/_inspector/api/deliveries/${id}/replay?fresh=1`, {
+      method: 'POST',
+    });
+
+    // Assess
+    expect(fresh).toMatchObject({
+      status: 200,
+      body: { status: 200, delivery: { reason: 'queued', replayOf: id } },
+    });
+  });
+
+  it('refuses a page that reaches it through DNS rebinding (Host rebind.example): no list, no replay', async () => {
+    // Prepare: the page's own origin, which a rebound name makes the server's
+    const id = await postForged(fromHere);
+    const rebound = `rebind.example:${receiver.webhook.port}`;
+    const headers = { host: rebound, origin: `http://${rebound}` };
+
+    // Act
+    const listed = await send(`${fromHere}/_inspector/api/deliveries`, { headers });
+    const fresh = await send(`${fromHere}/_inspector/api/deliveries/${id}/replay?fresh=1`, {
+      method: 'POST',
+      headers,
+    });
+    const replays = await replaysOf(id);
+
+    // Assess
+    expect(listed).toEqual({
+      status: 403,
+      body: { message: expect.stringContaining('not to a host name') },
+    });
+    expect(fresh.status).toBe(403);
+    expect(replays).toEqual([]);
+  });
+});
