@@ -5,6 +5,7 @@ import {
   isLoopbackHostHeader,
   isLoopbackOrAddressHostHeader,
 } from '../../devkit/local-run.js';
+import type { StoredDelivery } from './delivery.js';
 
 /**
  * `INSPECTOR`: `auto` (unset) serves loopback only, `on` serves other machines too (addressed by
@@ -46,15 +47,25 @@ export function refusalOf(
 }
 
 /**
- * Why a replay with a fresh signature is refused, or `undefined` when it may be made. It signs
- * the kept body with the local key, so it is answered only on a connection from this machine (the
- * socket's address, which a client cannot choose as it chooses headers): with `INSPECTOR=on`,
- * another machine may read and replay exactly, but not have the key sign a body it posted.
+ * Why a replay of `delivery` with a fresh signature is refused, or `undefined` when it may be
+ * made. It signs the kept body with the local key, so it is made only for a connection from this
+ * machine (the socket's address, which a client cannot choose as it chooses headers: with
+ * `INSPECTOR=on` another machine may read and replay exactly, but not have the key sign a body it
+ * posted), and never of a call a web page sent (any site can make a browser POST to /webhook; one
+ * click must not sign that page's body).
  */
-export function freshReplayRefusal(request: IncomingMessage): string | undefined {
+export function freshReplayRefusal(
+  request: IncomingMessage,
+  delivery: Pick<StoredDelivery, 'webPageOrigin'>,
+): string | undefined {
   const address = request.socket.remoteAddress;
-  if (isLoopbackAddress(address)) return undefined;
-  return `a replay with a fresh signature signs with this machine's local key, so only this machine may ask for one (this request came from ${address ?? 'an unknown address'}); replay the exact request instead`;
+  if (!isLoopbackAddress(address)) {
+    return `a replay with a fresh signature signs with this machine's local key, so only this machine may ask for one (this request came from ${address ?? 'an unknown address'}); replay the exact request instead`;
+  }
+  if (delivery.webPageOrigin !== undefined) {
+    return `a web page (${delivery.webPageOrigin}) sent this call: its browser added the Origin header, which the booking service never sends, so it is not signed afresh with the local key; replay the exact request instead`;
+  }
+  return undefined;
 }
 
 /** Whether `origin` is `http://<host>`: the inspector page's own origin. `null` and junk are not. */

@@ -60,6 +60,8 @@ export interface DeliveryDetail extends DeliverySummary {
   readonly bodySha256?: string;
   /** The caller's address as the receiver saw it (what `ALLOWED_SOURCE_IPS` is checked against). */
   readonly sourceIp: string;
+  /** The `Origin` of the web page that sent the call, when it came with one (see `webPageOrigin`). */
+  readonly webPageOrigin?: string;
   /** The receiver's response body. */
   readonly response: string;
   /**
@@ -155,6 +157,15 @@ export class StoredDelivery {
     if (this.heldBytes > 0) this.#body = Buffer.from(this.#body.subarray(0, MAX_KEPT_BODY_BYTES));
   }
 
+  /**
+   * The `Origin` header the call came with: a browser puts one on every POST a web page sends,
+   * cross-site ones included, and the booking service never sends one, so a call that has it was
+   * sent by a web page, whatever its body looks like.
+   */
+  get webPageOrigin(): string | undefined {
+    return headerOf(pairs(this.rawHeaders), 'origin');
+  }
+
   /** The queue message a queued delivery became, once linked. */
   get message(): QueuedMessage | undefined {
     return this.#message;
@@ -207,6 +218,7 @@ export class StoredDelivery {
         ? this.#body.subarray(0, MAX_KEPT_BODY_BYTES)
         : this.#body;
     const text = decodeUtf8(kept);
+    const { webPageOrigin } = this;
     return {
       ...this.summary(),
       headers: pairs(this.rawHeaders),
@@ -215,6 +227,7 @@ export class StoredDelivery {
       bodyTruncated: this.bodyBytes > MAX_KEPT_BODY_BYTES,
       ...(this.#sha256 === undefined ? {} : { bodySha256: this.#sha256 }),
       sourceIp: this.sourceIp,
+      ...(webPageOrigin === undefined ? {} : { webPageOrigin }),
       response: this.#responseBody,
       ...this.#diagnosis,
       ...(this.#bodyNotRead === undefined ? {} : { noDiagnosis: this.#bodyNotRead }),
@@ -268,7 +281,15 @@ function sourceNotAllowedHints(sourceIp: string): string[] {
 export function signatureOf(
   headers: ReadonlyArray<readonly [name: string, value: string]>,
 ): string | undefined {
-  return headers.find(([name]) => name.toLowerCase() === 'service-signature')?.[1];
+  return headerOf(headers, 'service-signature');
+}
+
+/** The value of the first header named `name` (lower case; any case as sent), if any. */
+function headerOf(
+  headers: ReadonlyArray<readonly [name: string, value: string]>,
+  name: string,
+): string | undefined {
+  return headers.find(([sent]) => sent.toLowerCase() === name)?.[1];
 }
 
 /** Header name and value pairs from Node's flat `rawHeaders`. */

@@ -217,13 +217,13 @@ export function createInspector(options: InspectorOptions): Inspector {
     if (problem !== undefined)
       return sendJson(response, problem.status, { message: problem.message });
     const fresh = new URL(request.url ?? '/', 'http://localhost').searchParams.get('fresh') === '1';
-    const freshRefusal = fresh ? freshReplayRefusal(request) : undefined;
-    if (freshRefusal !== undefined) return sendJson(response, 403, { message: freshRefusal });
     const stored = store.get(id);
     if (stored === undefined) return sendJson(response, 404, { message: 'No such delivery' });
     if (stored.bytes === undefined) {
       return sendJson(response, 409, { message: NOT_REPLAYABLE });
     }
+    const freshRefusal = fresh ? freshReplayRefusal(request, stored) : undefined;
+    if (freshRefusal !== undefined) return sendJson(response, 403, { message: freshRefusal });
     const freshKey = fresh ? keyOfTarget(stored.target) : undefined;
     const answer = await replayDelivery(stored, {
       origin: options.origin(),

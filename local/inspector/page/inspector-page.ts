@@ -276,6 +276,11 @@ function replayButtons(delivery: DeliveryDetail): HTMLElement {
     const node = element('button', { textContent: label, className: primary ? 'primary' : '' });
     node.type = 'button';
     node.disabled = delivery.bodyTruncated;
+    // The server refuses it too: a click must not sign a web page's body with the local key.
+    if (fresh && delivery.webPageOrigin !== undefined) {
+      node.disabled = true;
+      node.title = 'A web page sent this call: it is not signed afresh';
+    }
     node.addEventListener('click', async () => {
       result.textContent = 'sending…';
       try {
@@ -330,6 +335,20 @@ function renderDetail(delivery: DeliveryDetail): void {
       ['Request', `${delivery.method} ${delivery.endpoint}`],
       ['Request id', element('span', { className: 'mono', textContent: delivery.id })],
       ['Source address', element('span', { className: 'mono', textContent: delivery.sourceIp })],
+      ...(delivery.webPageOrigin === undefined
+        ? []
+        : [
+            [
+              'Sent by',
+              element(
+                'span',
+                { className: 'web-page' },
+                'a web page at ',
+                element('span', { className: 'mono', textContent: delivery.webPageOrigin }),
+                ' (its browser added Origin, which the booking service never sends)',
+              ),
+            ] as const,
+          ]),
       [
         'Signature skew',
         delivery.skewSeconds === undefined ? 'no readable t' : `${delivery.skewSeconds} s`,

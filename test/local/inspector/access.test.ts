@@ -58,11 +58,14 @@ describe('Function: refusalOf', () => {
 });
 
 describe('Function: freshReplayRefusal', () => {
+  /** A delivery without `Origin`, as the booking service sends it. */
+  const BOOKING_SERVICE_CALL = { webPageOrigin: undefined };
+
   it.each(['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1'])(
     'lets a connection from %s, this machine, ask for a fresh signature',
     (address) => {
       // Act
-      const refusal = freshReplayRefusal(connectedFrom(address));
+      const refusal = freshReplayRefusal(connectedFrom(address), BOOKING_SERVICE_CALL);
 
       // Assess
       expect(refusal).toBeUndefined();
@@ -73,10 +76,20 @@ describe('Function: freshReplayRefusal', () => {
     'refuses a fresh signature to a connection from %s',
     (address) => {
       // Act
-      const refusal = freshReplayRefusal(connectedFrom(address));
+      const refusal = freshReplayRefusal(connectedFrom(address), BOOKING_SERVICE_CALL);
 
       // Assess
       expect(refusal).toContain('only this machine');
     },
   );
+
+  it('refuses a fresh signature for a call a web page sent, naming the page', () => {
+    // Act
+    const refusal = freshReplayRefusal(connectedFrom('127.0.0.1'), {
+      webPageOrigin: 'https://attacker.example',
+    });
+
+    // Assess
+    expect(refusal).toMatch(/^a web page \(https:\/\/attacker\.example\) sent this call/);
+  });
 });

@@ -157,6 +157,42 @@ describe('Function: the inspector API', () => {
     expect(detail.bodySha256).toBe(createHash('sha256').update(body).digest('hex'));
   });
 
+  it('says a web page sent a call that came with Origin, and refuses to sign it afresh', async () => {
+    // Prepare: a page's cross-site POST looking like a booking (a browser adds Origin; the
+    // booking service never sends it), with a signature header for a fresh one to replace
+    const now = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify(bookingPayload({ source: 'web-page' }));
+    const id = await post(body, {
+      Origin: 'https://attacker.example',
+      'Content-Type': 'text/plain',
+      'Service-Signature': signPayload(body, 'not-the-endpoint-key', now),
+    });
+
+    // Act
+    const detail = await detailOf(id);
+    const fresh = await fetch(`${api}/${id}/replay?fresh=1`, { method: 'POST' });
+    const refusal = (await fresh.json()) as { message: string };
+    const listed = (await (await fetch(api)).json()) as { deliveries: DeliverySummary[] };
+
+    // Assess
+    expect(detail).toMatchObject({
+      status: 401,
+      bookingId: '918273',
+      webPageOrigin: 'https://attacker.example',
+    });
+    expect(fresh.status).toBe(403);
+    expect(refusal.message).toMatch(/^a web page \(https:\/\/attacker\.example\) sent this call/);
+    expect(listed.deliveries.filter((delivery) => delivery.replayOf === id)).toEqual([]);
+  });
+
+  it('shows no web page for a call without Origin, as the booking service sends it', async () => {
+    // Act
+    const detail = await detailOf(await post('{}', {}));
+
+    // Assess
+    expect(detail).not.toHaveProperty('webPageOrigin');
+  });
+
   it('refuses a request addressed to another host name (DNS rebinding)', async () => {
     // Act
     const status = await new Promise<number | undefined>((resolveStatus, reject) => {

@@ -1,4 +1,6 @@
 import { access, mkdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -266,6 +268,53 @@ describe('Function: the inspector page', () => {
       );
     } finally {
       await refusing.close();
+    }
+  });
+
+  it('shows a call a web page posted as sent by that page, and offers no fresh signature for it', async () => {
+    // Prepare: a page of another origin on this machine (another dev server's, say)
+    const site = createServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<!doctype html><title>Another site</title>');
+    });
+    await new Promise<void>((resolveListening) => site.listen(0, '127.0.0.1', resolveListening));
+    const siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
+    const body = JSON.stringify(bookingPayload({ data: { id: 'web-page-7' } }));
+    const sentFromPage = async (): Promise<DeliverySummary | undefined> => {
+      const { deliveries } = (await (
+        await fetch(`${receiver.inspectorUrl}/api/deliveries`)
+      ).json()) as { deliveries: DeliverySummary[] };
+      return deliveries.find(({ bookingId }) => bookingId === 'web-page-7');
+    };
+    try {
+      await page.goto(siteOrigin);
+
+      // Act: the page posts a body that looks like a booking, as any site may (no preflight)
+      await page.evaluate(
+        async ([url, text]) => {
+          await fetch(url, { method: 'POST', mode: 'no-cors', body: text });
+        },
+        [receiver.webhook.url, body] as const,
+      );
+      await expect.poll(sentFromPage).toBeDefined();
+      const delivery = await sentFromPage();
+      await page.goto(`${receiver.inspectorUrl}#${delivery?.id}`);
+      const sentBy = page.locator('#detail dt', { hasText: 'Sent by' }).locator('+ dd');
+      await sentBy.waitFor();
+
+      // Assess
+      expect(delivery).toMatchObject({ status: 401, reason: 'missing_header' });
+      expect(await sentBy.textContent()).toBe(
+        `a web page at ${siteOrigin} (its browser added Origin, which the booking service never sends)`,
+      );
+      expect(
+        await page.getByRole('button', { name: 'Replay with a fresh signature' }).isDisabled(),
+      ).toBe(true);
+      expect(await page.getByRole('button', { name: 'Replay exact request' }).isEnabled()).toBe(
+        true,
+      );
+    } finally {
+      site.close();
     }
   });
 
