@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
-import { endpointsFrom, isLoopbackHost, LOOPBACK, localPort } from '../devkit/local-run.js';
+import {
+  endpointsFrom,
+  isLoopbackHost,
+  LOCAL_PORTS,
+  LOOPBACK,
+  localPort,
+} from '../devkit/local-run.js';
 import { UsageError } from '../devkit/tool-io.js';
 import type { InspectorMode } from './inspector/access.js';
 
@@ -39,19 +45,24 @@ export const DEFAULT_STATE_DIR = '.local/queues';
  * @param env - the environment
  * @param cwd - the directory `LOCAL_STATE_DIR` is relative to
  * @param dotEnv - the variables of `.env` (see `readDotEnv`)
- * @throws {UsageError} when a port is not a whole number from 0 to 65535, `INSPECTOR` is not `on`
- *   or `off`, or `ENDPOINTS` is not a list of distinct endpoint names
+ * @throws {UsageError} when a port is not a whole number from 0 to 65535, two of the ports are the
+ *   same number other than 0, `INSPECTOR` is not `on` or `off`, or `ENDPOINTS` is not a list of
+ *   distinct endpoint names
  */
 export function readStartConfig(
   env: NodeJS.ProcessEnv,
   cwd: string = process.cwd(),
   dotEnv: Readonly<Record<string, string>> = {},
 ): StartConfig {
+  const port = localPort(env, 'webhook');
+  const localSqsPort = localPort(env, 'queue');
+  const localS3Port = localPort(env, 'archive');
+  refuseSharedPort(env, { webhook: port, queue: localSqsPort, archive: localS3Port });
   return {
-    port: localPort(env, 'webhook'),
+    port,
     host: env.HOST?.trim() || LOOPBACK,
-    localSqsPort: localPort(env, 'queue'),
-    localS3Port: localPort(env, 'archive'),
+    localSqsPort,
+    localS3Port,
     inspector: inspectorModeFrom(env),
     stateDir: resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR),
     endpoints: endpointsFrom(env, dotEnv),
@@ -92,4 +103,34 @@ function inspectorModeFrom(env: NodeJS.ProcessEnv): InspectorMode {
   throw new UsageError(
     `INSPECTOR must be 'on' or 'off' (unset: loopback only), got '${env.INSPECTOR}'`,
   );
+}
+
+/**
+ * Two parts of the local run on one port: the second to listen would fail with "port already in
+ * use" and a hint to change its own variable, although no other process holds the port and the
+ * mistake may be in the other variable. 0 (any free port) is never shared.
+ *
+ * @param env - the environment, to tell a port that was set from a default
+ * @param ports - each part's port
+ * @throws {UsageError} naming both variables and the port
+ */
+function refuseSharedPort(
+  env: NodeJS.ProcessEnv,
+  ports: Readonly<Record<keyof typeof LOCAL_PORTS, number>>,
+): void {
+  const parts = Object.keys(LOCAL_PORTS) as (keyof typeof LOCAL_PORTS)[];
+  for (const [index, part] of parts.entries()) {
+    const other = parts.slice(index + 1).find((later) => ports[later] === ports[part]);
+    if (other === undefined || ports[part] === 0) continue;
+    throw new UsageError(
+      `${describePort(env, part)} and ${describePort(env, other)} name the same port: give each its own port (0 = any free port)`,
+    );
+  }
+}
+
+/** `PORT=9600` as set, or `LOCAL_SQS_PORT (default 9324)` when unset. */
+function describePort(env: NodeJS.ProcessEnv, part: keyof typeof LOCAL_PORTS): string {
+  const { variable, default: fallback } = LOCAL_PORTS[part];
+  const text = env[variable]?.trim();
+  return text ? `${variable}=${text}` : `${variable} (default ${fallback})`;
 }

@@ -53,6 +53,31 @@ describe('Function: readStartConfig', () => {
   });
 
   it.each([
+    [{ PORT: '9600', LOCAL_SQS_PORT: '9600' }, 'PORT=9600 and LOCAL_SQS_PORT=9600'],
+    [
+      { LOCAL_SQS_PORT: '9500', LOCAL_S3_PORT: ' 9500 ' },
+      'LOCAL_SQS_PORT=9500 and LOCAL_S3_PORT=9500',
+    ],
+    [{ PORT: '9325' }, 'PORT=9325 and LOCAL_S3_PORT (default 9325)'],
+  ])('rejects %j, two parts on one port, with a usage error naming both variables', (env, both) => {
+    // Act
+    const read = (): unknown => readStartConfig(env);
+
+    // Assess
+    expect(read).toThrow(
+      new UsageError(`${both} name the same port: give each its own port (0 = any free port)`),
+    );
+  });
+
+  it('lets every part take any free port (0)', () => {
+    // Act
+    const config = readStartConfig({ PORT: '0', LOCAL_SQS_PORT: '0', LOCAL_S3_PORT: '0' });
+
+    // Assess
+    expect(config).toMatchObject({ port: 0, localSqsPort: 0, localS3Port: 0 });
+  });
+
+  it.each([
     ['on', 'on'],
     [' OFF ', 'off'],
     ['', 'auto'],
