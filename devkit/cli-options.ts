@@ -31,24 +31,60 @@ export function wholeSecondsOption(
  * An ISO 8601 time with a date, a time and a zone (`Z` or `±hh:mm`): a time without a zone would
  * be read in the machine's zone, a window an operator did not mean.
  */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+const ISO_TIME =
+  /^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})T(?<hour>\d{2}):(?<minute>\d{2})(:(?<second>\d{2})(\.\d{1,9})?)?(?<zone>Z|[+-](?<zoneHour>\d{2}):?(?<zoneMinute>\d{2}))$/;
 
 /**
  * A required point in time given as an option (`--from`, `--to`): ISO 8601 with a zone.
  *
  * @param flag - the option as the user typed it, for the message, e.g. `--from`
  * @param text - the option's value, `undefined` when absent
- * @throws {UsageError} when the option is absent, has no zone, or is no real time
+ * @throws {UsageError} when the option is absent, has no zone, or is no real time (a day past
+ *   the end of its month, an hour past 23, a minute or second past 59)
  */
 export function isoTimeOption(flag: string, text: string | undefined): Date {
   if (text === undefined) throw new UsageError(`${flag} is required`);
-  const at = ISO_TIME.test(text) ? new Date(text) : undefined;
-  if (at === undefined || Number.isNaN(at.getTime())) {
-    throw new UsageError(
+  const notIsoTime = () =>
+    new UsageError(
       `${flag} must be an ISO 8601 time with a zone, e.g. 2026-11-27T09:00:00Z, got '${text}'`,
     );
+  const fields = ISO_TIME.exec(text)?.groups;
+  if (fields === undefined) throw notIsoTime();
+  const impossible = impossibleField(fields);
+  if (impossible !== undefined) {
+    throw new UsageError(`${flag} must be a real time, got '${text}': ${impossible}`);
   }
+  const at = new Date(text);
+  if (Number.isNaN(at.getTime())) throw notIsoTime();
   return at;
+}
+
+/**
+ * Which field of an {@link ISO_TIME} match no calendar or clock has, if any. Checked here rather
+ * than left to `Date`, which reads February 30 as March 2 and 24:00 as the next midnight: a
+ * window would silently start elsewhere than typed.
+ */
+function impossibleField(fields: Readonly<Record<string, string | undefined>>): string | undefined {
+  const number = (name: string) => Number(fields[name] ?? '0');
+  const month = number('month');
+  if (month < 1 || month > 12) return `there is no month ${fields.month}`;
+  const monthDays = daysInMonth(number('year'), month);
+  const day = number('day');
+  if (day < 1 || day > monthDays) {
+    return `${fields.year}-${fields.month} has days 01 to ${monthDays}`;
+  }
+  if (number('hour') > 23) return 'hours are 00 to 23';
+  if (number('minute') > 59 || number('second') > 59) return 'minutes and seconds are 00 to 59';
+  if (number('zoneHour') > 23 || number('zoneMinute') > 59) {
+    return `${fields.zone} is no time zone offset`;
+  }
+  return undefined;
+}
+
+/** Days of a month (1 to 12) of the proleptic Gregorian calendar that ISO 8601 and `Date` use. */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
 /**

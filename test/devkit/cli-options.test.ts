@@ -46,8 +46,8 @@ describe('Function: isoTimeOption', () => {
     expect(() => isoTimeOption('--to', undefined)).toThrow('--to is required');
   });
 
-  it.each(['2026-11-27T09:00:00', '2026-11-27', '2026-13-40T09:00:00Z', 'yesterday', ''])(
-    'rejects %j (no zone, no time, or no real date) naming the flag',
+  it.each(['2026-11-27T09:00:00', '2026-11-27', '2026-11-27 09:00:00Z', 'yesterday', ''])(
+    'rejects %j (no zone, no time, not ISO 8601) naming the flag',
     (text) => {
       // Act & Assess
       expect(() => isoTimeOption('--from', text)).toThrow(UsageError);
@@ -56,6 +56,34 @@ describe('Function: isoTimeOption', () => {
       );
     },
   );
+
+  it.each([
+    ['2026-02-30T00:00:00Z', '2026-02 has days 01 to 28'],
+    ['2028-02-30T00:00:00Z', '2028-02 has days 01 to 29'],
+    ['2100-02-29T00:00:00Z', '2100-02 has days 01 to 28'],
+    ['2026-04-31T12:00:00+02:00', '2026-04 has days 01 to 30'],
+    ['2026-13-10T09:00:00Z', 'there is no month 13'],
+    ['2026-11-00T09:00:00Z', '2026-11 has days 01 to 30'],
+    ['2026-11-27T24:00:00Z', 'hours are 00 to 23'],
+    ['2026-11-27T09:60Z', 'minutes and seconds are 00 to 59'],
+    ['2026-11-27T09:00:60Z', 'minutes and seconds are 00 to 59'],
+    ['2026-11-27T09:00:00+02:60', '+02:60 is no time zone offset'],
+  ])('rejects %j, which no calendar or clock has, naming the value: %s', (text, why) => {
+    // Act & Assess
+    expect(() => isoTimeOption('--from', text)).toThrow(
+      new UsageError(`--from must be a real time, got '${text}': ${why}`),
+    );
+  });
+
+  it('reads February 29 of a leap year, and of 2000', () => {
+    // Act & Assess
+    expect(isoTimeOption('--to', '2028-02-29T23:59:59Z').toISOString()).toBe(
+      '2028-02-29T23:59:59.000Z',
+    );
+    expect(isoTimeOption('--to', '2000-02-29T00:00:00Z').toISOString()).toBe(
+      '2000-02-29T00:00:00.000Z',
+    );
+  });
 });
 
 describe('Function: wholeCountOption', () => {

@@ -267,6 +267,10 @@ describe('npm run replay against the local run', () => {
       /--to must be after --from/,
     ],
     [['--to', '2026-11-27T09:00:00Z'], /--from is required/],
+    [
+      ['--from', '2026-02-30T00:00:00Z', '--to', '2026-03-03T00:00:00Z'],
+      /^--from must be a real time, got '2026-02-30T00:00:00Z': 2026-02 has days 01 to 28 /,
+    ],
   ])('refuses %j with exit status 2', async (args, message) => {
     // Act
     const run = await runTool(replay, args, { env });
