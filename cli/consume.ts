@@ -28,6 +28,7 @@ import {
   runTool,
   type ToolIo,
   UsageError,
+  urlWithoutPassword,
 } from '../devkit/tool-io.js';
 import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
 
@@ -137,7 +138,9 @@ async function consume(options: ConsumeOptions, io: ToolIo, stop: AbortSignal): 
   } finally {
     queue.client.destroy();
   }
-  io.err(`${count} message${count === 1 ? '' : 's'} received and deleted from ${options.queueUrl}`);
+  io.err(
+    `${count} message${count === 1 ? '' : 's'} received and deleted from ${urlWithoutPassword(options.queueUrl)}`,
+  );
   return EXIT_STATUS.ok;
 }
 
@@ -162,7 +165,7 @@ async function receive(
   if (stop.aborted) return undefined;
   try {
     const received = await withTimeout(
-      `Could not read ${queue.url}`,
+      `Could not read ${urlWithoutPassword(queue.url)}`,
       waitSeconds * 1000 + queue.timeoutMs,
       (abortSignal) =>
         queue.client.send(
@@ -200,7 +203,7 @@ async function pause(ms: number, stop: AbortSignal): Promise<boolean> {
 async function deleteMessages(queue: Queue, messages: readonly Message[]): Promise<void> {
   if (messages.length === 0) return;
   const result = await withTimeout(
-    `Could not delete from ${queue.url}`,
+    `Could not delete from ${urlWithoutPassword(queue.url)}`,
     queue.timeoutMs,
     (abortSignal) =>
       queue.client.send(
@@ -294,7 +297,9 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeO
     values['queue-url'] ??
     localQueueUrl(localPort(env, 'queue'), values.dlq ? DLQ_NAME : QUEUE_NAME);
   if (!isHttpUrl(queueUrl)) {
-    throw new UsageError(`--queue-url must be an http(s) SQS queue URL, got '${queueUrl}'`);
+    throw new UsageError(
+      `--queue-url must be an http(s) SQS queue URL, got '${urlWithoutPassword(queueUrl)}'`,
+    );
   }
   return { queueUrl, follow: values.follow, json: values.json };
 }
@@ -303,9 +308,9 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): ConsumeO
 function describeFailure(error: unknown, queueUrl: string): string {
   const name = (error as Error).name;
   if (name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue') {
-    return `No queue at ${queueUrl}: check --queue-url (the stack's QueueUrl output)`;
+    return `No queue at ${urlWithoutPassword(queueUrl)}: check --queue-url (the stack's QueueUrl output)`;
   }
-  return `Could not read ${queueUrl}: ${(error as Error).message}`;
+  return `Could not read ${urlWithoutPassword(queueUrl)}: ${(error as Error).message}`;
 }
 
 if (isEntryPoint(import.meta.url)) {

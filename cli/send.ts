@@ -21,6 +21,7 @@ import {
   runTool,
   type ToolIo,
   UsageError,
+  urlWithoutPassword,
 } from '../devkit/tool-io.js';
 import { webhookPath } from '../lambda/contract/endpoints.js';
 import { BodyNotJsonError, signPayload } from '../lambda/core/index.js';
@@ -92,7 +93,7 @@ async function send(options: SendOptions, io: ToolIo): Promise<number> {
       );
     }
     const response = await withTimeout(
-      `POST ${options.url} failed`,
+      `POST ${urlWithoutPassword(options.url)} failed`,
       io.networkTimeoutMs,
       (signal) => postWebhook(options.url, body, signature, signal),
       { refusedHint: 'is npm start running, and on this port?' },
@@ -135,12 +136,12 @@ async function parseOptions(args: readonly string[], io: ToolIo): Promise<SendOp
   const path = webhookPath(endpoint);
   const url = values.url ?? `http://127.0.0.1:${localPort(io.env, 'webhook')}${path}`;
   if (!isHttpUrl(url)) {
-    throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
+    throw new UsageError(`--url must be an http(s) URL, got '${urlWithoutPassword(url)}'`);
   }
   const endpointKey = endpoint === undefined ? undefined : await readEndpointKey(endpoint, io);
   if (endpoint !== undefined && endpointNameFromPath(new URL(url).pathname) !== endpoint) {
     throw new UsageError(
-      `--url ${url} is not a URL of endpoint '${endpoint}': its path must end in ${webhookPath(endpoint)}`,
+      `--url ${urlWithoutPassword(url)} is not a URL of endpoint '${endpoint}': its path must end in ${webhookPath(endpoint)}`,
     );
   }
   const fileBody =

@@ -40,6 +40,7 @@ import {
   runTool,
   type ToolIo,
   UsageError,
+  urlWithoutPassword,
 } from '../devkit/tool-io.js';
 import {
   DEFAULT_STACK_NAME,
@@ -137,7 +138,7 @@ export function main(
 
 async function smoke(options: SmokeOptions, io: ToolIo, stop: AbortSignal): Promise<number> {
   const target = await resolveTarget(options, io);
-  io.out(`receiver: ${target.url}`);
+  io.out(`receiver: ${urlWithoutPassword(target.url)}`);
   io.out(`key: AWSCURRENT of ${target.secretId}`);
   io.out(`waiting in: ${describeWatch(target.watch)}`);
   const { key } = await readSecretIdKey(target.secretId, io);
@@ -146,7 +147,7 @@ async function smoke(options: SmokeOptions, io: ToolIo, stop: AbortSignal): Prom
   const body = Buffer.from(buildBookingPayload({ bookingId }));
   const sentAt = Date.now();
   const response = await withTimeout(
-    `POST ${target.url} failed`,
+    `POST ${urlWithoutPassword(target.url)} failed`,
     io.networkTimeoutMs,
     (signal) =>
       postWebhook(target.url, body, signPayload(body, key, Math.floor(sentAt / 1000)), signal),
@@ -218,7 +219,7 @@ function notSeenHint(watch: SmokeWatch): string {
 
 function describeWatch(watch: SmokeWatch): string {
   return watch.kind === 'queue'
-    ? `queue ${watch.queueUrl}`
+    ? `queue ${urlWithoutPassword(watch.queueUrl)}`
     : `consumer log group ${watch.logGroupName}`;
 }
 
@@ -409,11 +410,14 @@ async function waitInQueue(
       const own = messages.find((message) => message.Body === body);
       held.push(...messages.filter((message) => message !== own));
       if (own !== undefined) {
-        await queueStep(queue, `Could not delete from ${queue.url}`, (abortSignal) =>
-          queue.client.send(
-            new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: own.ReceiptHandle }),
-            { abortSignal },
-          ),
+        await queueStep(
+          queue,
+          `Could not delete from ${urlWithoutPassword(queue.url)}`,
+          (abortSignal) =>
+            queue.client.send(
+              new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: own.ReceiptHandle }),
+              { abortSignal },
+            ),
         );
         io.out(`seen in queue: message ${own.MessageId}, deleted`);
         return true;
@@ -434,7 +438,7 @@ async function receive(
 ): Promise<Message[]> {
   const received = await queueStep(
     queue,
-    `Could not read ${queue.url}`,
+    `Could not read ${urlWithoutPassword(queue.url)}`,
     (abortSignal) =>
       queue.client.send(
         new ReceiveMessageCommand({
@@ -462,7 +466,7 @@ async function release(queue: WatchedQueue, held: readonly Message[], io: ToolIo
     try {
       const result = await queueStep(
         queue,
-        `Could not release messages in ${queue.url}`,
+        `Could not release messages in ${urlWithoutPassword(queue.url)}`,
         (abortSignal) =>
           queue.client.send(
             new ChangeMessageVisibilityBatchCommand({
@@ -481,7 +485,9 @@ async function release(queue: WatchedQueue, held: readonly Message[], io: ToolIo
       failed += batch.length;
     }
   }
-  io.out(`released ${held.length - failed} other message(s), visible again in ${queue.url}`);
+  io.out(
+    `released ${held.length - failed} other message(s), visible again in ${urlWithoutPassword(queue.url)}`,
+  );
   if (failed > 0) {
     io.err(
       `${failed} other message(s) could not be released: they become visible again within --timeout + 5 s`,
@@ -516,7 +522,7 @@ function parseOptions(args: readonly string[]): SmokeOptions | 'help' {
     throw new UsageError(`unknown endpoint '${endpoint}': a name is ${ENDPOINT_NAME_RULE}`);
   }
   if (url !== undefined && !isHttpUrl(url)) {
-    throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
+    throw new UsageError(`--url must be an http(s) URL, got '${urlWithoutPassword(url)}'`);
   }
   const queueUrl = values['queue-url'];
   const logGroupName = values['log-group'];
@@ -524,7 +530,9 @@ function parseOptions(args: readonly string[]): SmokeOptions | 'help' {
     throw new UsageError('give --queue-url or --log-group, not both');
   }
   if (queueUrl !== undefined && !isHttpUrl(queueUrl)) {
-    throw new UsageError(`--queue-url must be an http(s) SQS queue URL, got '${queueUrl}'`);
+    throw new UsageError(
+      `--queue-url must be an http(s) SQS queue URL, got '${urlWithoutPassword(queueUrl)}'`,
+    );
   }
   const timeoutText = values.timeout ?? String(DEFAULT_SMOKE_TIMEOUT_SECONDS);
   if (

@@ -121,3 +121,21 @@ export async function runTool<Options>(
 export function isHttpUrl(text: string): boolean {
   return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
 }
+
+/**
+ * The userinfo password of a URL as typed (`scheme://user:password@host`), up to the last `@`
+ * before the host ends, as the WHATWG URL parser reads it.
+ */
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#:]*:)[^/?#]*@/i;
+
+/**
+ * `url` as a tool prints it: with the password of its userinfo replaced by `***`
+ * (`http://user:***@host/webhook`), so a password given for basic auth or a proxy does not end up
+ * in a terminal's scrollback, a CI log or a bug report. The rest is kept as typed (not
+ * normalised by a parser), also for text that is no valid URL.
+ *
+ * @param url - a URL given by the user, e.g. `--url` or `--queue-url`
+ */
+export function urlWithoutPassword(url: string): string {
+  return url.replace(URL_PASSWORD, '$1***@');
+}

@@ -18,6 +18,7 @@ import {
   runTool,
   type ToolIo,
   UsageError,
+  urlWithoutPassword,
 } from '../devkit/tool-io.js';
 import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
 import { type DrainedQueue, drainQueue } from './drain-queue.js';
@@ -208,13 +209,15 @@ export async function runHostileMix(
 
 async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo): Promise<number> {
   io.out(
-    `Sending ${options.requests} calls to ${target.webhookUrl} with ${options.concurrency} connections...`,
+    `Sending ${options.requests} calls to ${urlWithoutPassword(target.webhookUrl)} with ${options.concurrency} connections...`,
   );
   let mix: HostileMixRun;
   try {
     mix = await runHostileMix(options, target, io.env);
   } catch (error) {
-    io.err(`Could not drain ${target.queueUrl} or read the archive: ${(error as Error).message}`);
+    io.err(
+      `Could not drain ${urlWithoutPassword(target.queueUrl)} or read the archive: ${(error as Error).message}`,
+    );
     return 1;
   }
   const { run, queue, verdict } = mix;
@@ -313,10 +316,11 @@ function wholeNumber(
 }
 
 function loopbackUrl(name: string, text: string): string {
-  if (!isHttpUrl(text)) throw new UsageError(`${name} must be an http URL, got '${text}'`);
+  if (!isHttpUrl(text))
+    throw new UsageError(`${name} must be an http URL, got '${urlWithoutPassword(text)}'`);
   if (!isLoopbackUrl(text)) {
     throw new UsageError(
-      `${name} must point at this machine (127.0.0.1, localhost, [::1]), got '${text}'`,
+      `${name} must point at this machine (127.0.0.1, localhost, [::1]), got '${urlWithoutPassword(text)}'`,
     );
   }
   return text;

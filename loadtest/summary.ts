@@ -1,3 +1,4 @@
+import { urlWithoutPassword } from '../devkit/tool-io.js';
 import type { DrainedQueue } from './drain-queue.js';
 import type { LoadRun, Outcome } from './run-load.js';
 import { describeOutcome, type Expectations, isAnswered200, type Verdict } from './verdict.js';
@@ -29,7 +30,7 @@ export function formatSummary(input: SummaryInput): string {
   const seconds = run.elapsedMs / 1000;
   const latencies = run.results.map((result) => result.endedAt - result.startedAt);
   const lines = [
-    `Load test: ${run.results.length} of ${input.requested} requests sent to ${input.url}, ${input.concurrency} connections`,
+    `Load test: ${run.results.length} of ${input.requested} requests sent to ${urlWithoutPassword(input.url)}, ${input.concurrency} connections`,
     '',
     ...outcomeTable(input.expectations, verdict.counts),
     '',

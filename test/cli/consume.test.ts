@@ -217,6 +217,20 @@ describe('Function: main (consume)', () => {
     ]);
   });
 
+  it('prints a --queue-url without its password', async () => {
+    // Act
+    const result = await consume([
+      '--queue-url',
+      'http://user:hunter2@127.0.0.1:1/123456789012/webhook-events',
+    ]);
+
+    // Assess
+    expect(result.status).toBe(4);
+    expect(result.err).toEqual([
+      'Could not read http://user:***@127.0.0.1:1/123456789012/webhook-events: connection refused (start the local receiver with npm start, or pass --queue-url)',
+    ]);
+  });
+
   it('exits 1 naming the URL when the queue does not exist', async () => {
     // Act
     const result = await consume(['--queue-url', `${queues.endpoint}/123456789012/no-such-queue`]);

@@ -190,6 +190,22 @@ describe('Function: main (send)', () => {
     expect(result.err).toEqual([expect.stringContaining('is npm start running')]);
   });
 
+  it('prints a --url without its password, in failures and usage errors alike', async () => {
+    // Act
+    const refused = await send(['--url', 'http://user:hunter2@127.0.0.1:1/webhook']);
+    const notHttp = await send(['--url', 'ftp://user:hunter2@example.com/webhook']);
+
+    // Assess
+    expect(refused.status).toBe(4);
+    expect(refused.err).toEqual([
+      'POST http://user:***@127.0.0.1:1/webhook failed: connection refused (is npm start running, and on this port?)',
+    ]);
+    expect(notHttp.status).toBe(2);
+    expect(notHttp.err).toEqual([
+      "--url must be an http(s) URL, got 'ftp://user:***@example.com/webhook' (see npm run send -- --help)",
+    ]);
+  });
+
   it.each([
     [['--count', '0'], '--count'],
     [['--count', '2x'], '--count'],

@@ -277,6 +277,33 @@ describe('npm run smoke against the local run (webhook, embedded SQS, local Secr
     ]);
   });
 
+  it('prints --url and --queue-url without their passwords', async () => {
+    // Prepare
+    const closedPort = await freePort();
+    const queueWithPassword = queueUrl.replace('http://', 'http://user:hunter2@');
+
+    // Act
+    const result = await run([
+      '--url',
+      `http://user:hunter2@127.0.0.1:${closedPort}/webhook`,
+      '--secret-id',
+      SECRET_ID,
+      '--queue-url',
+      queueWithPassword,
+    ]);
+
+    // Assess
+    expect(result.status).toBe(4);
+    expect(result.out.slice(0, 3)).toEqual([
+      `receiver: http://user:***@127.0.0.1:${closedPort}/webhook`,
+      `key: AWSCURRENT of ${SECRET_ID}`,
+      `waiting in: queue ${queueUrl.replace('http://', 'http://user:***@')}`,
+    ]);
+    expect(result.err).toEqual([
+      `POST http://user:***@127.0.0.1:${closedPort}/webhook failed: connection refused (is the receiver running at this URL?)`,
+    ]);
+  });
+
   it.each([
     ['the queue', ['--queue-url', 'DLQ'], 'queue '],
     ['the consumer log', ['--log-group', LOG_GROUP], `consumer log group ${LOG_GROUP}`],
