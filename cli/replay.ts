@@ -24,6 +24,7 @@ import { withTimeout } from '../devkit/network.js';
 import { localS3Client } from '../devkit/s3-client.js';
 import { sqsClientFor } from '../devkit/sqs-client.js';
 import { readStackOutputs } from '../devkit/stack-outputs.js';
+import { terminalSafe } from '../devkit/terminal-text.js';
 import {
   isEntryPoint,
   parseToolArgs,
@@ -183,9 +184,12 @@ async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
   }
 }
 
-/** One line of `--dry-run`: when, where, what; never the body or the sender's headers. */
+/**
+ * One line of `--dry-run`: when, where, what; never the body or the sender's headers. The event
+ * is the sender's text (with FORWARD_EVENTS=* any string), so the line is {@link terminalSafe}.
+ */
 function describeDelivery(record: ArchiveRecord): string {
-  return [
+  const line = [
     record.received_at,
     record.endpoint === undefined ? '' : `endpoint ${record.endpoint}`,
     `event ${record.message?.attributes.event ?? '?'}`,
@@ -193,6 +197,7 @@ function describeDelivery(record: ArchiveRecord): string {
   ]
     .filter((part) => part !== '')
     .join(' | ');
+  return terminalSafe(line);
 }
 
 /** The deployed stack's queue and archive (from its outputs), or the local run's. */

@@ -13,6 +13,7 @@ import { ENDPOINTS_VARIABLE, endpointsFrom, LOCAL_PORTS, localPort } from '../de
 import { withTimeout } from '../devkit/network.js';
 import { postWebhook } from '../devkit/post-webhook.js';
 import { readEndpointKey, readSecretIdKey, type SigningKey } from '../devkit/signing-key.js';
+import { terminalSafe } from '../devkit/terminal-text.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -99,7 +100,12 @@ async function send(options: SendOptions, io: ToolIo): Promise<number> {
       { refusedHint: 'is npm start running, and on this port?' },
     );
     if (response.status < 200 || response.status > 299) failures++;
-    io.out(`[${i}/${options.count}] ${describeBody(body)} -> ${response.status} ${response.body}`);
+    // The body's event and id (a --file may be a captured call) and the answer are not ours.
+    io.out(
+      terminalSafe(
+        `[${i}/${options.count}] ${describeBody(body)} -> ${response.status} ${response.body}`,
+      ),
+    );
   }
   if (options.count > 1) io.out(`${options.count - failures} of ${options.count} calls accepted`);
   return failures === 0 ? EXIT_STATUS.ok : EXIT_STATUS.refused;

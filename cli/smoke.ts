@@ -32,6 +32,7 @@ import {
   readStackOutputs,
   type StackOutputs,
 } from '../devkit/stack-outputs.js';
+import { terminalSafe } from '../devkit/terminal-text.js';
 import {
   isEntryPoint,
   isHttpUrl,
@@ -154,8 +155,10 @@ async function smoke(options: SmokeOptions, io: ToolIo, stop: AbortSignal): Prom
     { refusedHint: 'is the receiver running at this URL?' },
   );
   const answerMs = Date.now() - sentAt;
+  // Whatever answers at the URL wrote it: printed, never obeyed.
+  const answer = terminalSafe(response.body);
   io.out(
-    `POST booking ${bookingId} (event_booked) -> ${response.status} ${response.body} in ${answerMs} ms`,
+    `POST booking ${bookingId} (event_booked) -> ${response.status} ${answer} in ${answerMs} ms`,
   );
   if (response.status !== 200) {
     throw new SmokeFailedError(
@@ -164,7 +167,7 @@ async function smoke(options: SmokeOptions, io: ToolIo, stop: AbortSignal): Prom
   }
   if (!isQueuedAnswer(response.body)) {
     throw new SmokeFailedError(
-      `smoke failed: the receiver answered 200 ${response.body}, not {"status":"queued"}: FORWARD_EVENTS does not forward event_booked, so nothing was queued`,
+      `smoke failed: the receiver answered 200 ${answer}, not {"status":"queued"}: FORWARD_EVENTS does not forward event_booked, so nothing was queued`,
     );
   }
 

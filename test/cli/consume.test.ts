@@ -5,6 +5,7 @@ import { buildBookingPayload } from '../../devkit/booking-payload.js';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
 import { runTool, type ToolRun, type ToolRunOptions } from '../devkit/run-tool.js';
+import { terminalControlsIn } from '../support/terminal-controls.js';
 
 let queues: LocalQueues;
 let sqs: SQSClient;
@@ -124,6 +125,44 @@ describe('Function: main (consume)', () => {
       endpoint: 'eu',
       attributes: { event: 'event_booked', endpoint: 'eu' },
     });
+  });
+
+  it("shows a booking's text as typed but never obeys an escape sequence in it", async () => {
+    // Prepare: a booking as the service signs it (JSON escapes the controls, so the receiver
+    // queues it), whose user typed a title change, a line erase and a fake booking line.
+    const booking = JSON.parse(fixedBooking('100006')) as { data: { user: { name: string } } };
+    booking.data.user.name = 'Eve\u001b]0;PWNED\u0007\u001b[2K\r\u001b[31mfake line';
+    await enqueue(JSON.stringify(booking));
+
+    // Act
+    const result = await consume(['--queue-url', queues.queueUrl]);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(result.out).toHaveLength(1);
+    expect(terminalControlsIn(result.out[0] ?? '')).toEqual([]);
+    expect(result.out[0]).toContain(
+      '| user 10000 Eve\\u001b]0;PWNED\\u0007\\u001b[2K\\u000d\\u001b[31mfake line <zoe.martin@example.com> |',
+    );
+  });
+
+  it('shows an event attribute with a carriage return, a C1 CSI and a bidi override escaped, pretty or --json', async () => {
+    // Prepare: characters SQS takes in an attribute, which FORWARD_EVENTS=* forwards as is.
+    const event = 'event_x\r\u009b2K\u202efake';
+    const body = JSON.stringify({ event, data: { id: '7' } });
+    await enqueue(body, event);
+
+    // Act
+    const pretty = await consume(['--queue-url', queues.queueUrl]);
+    await enqueue(body, event);
+    const json = await consume(['--queue-url', queues.queueUrl, '--json']);
+
+    // Assess
+    expect(terminalControlsIn([...pretty.out, ...json.out].join(''))).toEqual([]);
+    expect(pretty.out[0]).toMatch(
+      /^message \S+ \| event_x\\u000d\\u009b2K\\u202efake \| not an event_booked/,
+    );
+    expect(JSON.parse(json.out[0] ?? '')).toMatchObject({ attributes: { event }, body });
   });
 
   it('shows why a message is not a booking, and still deletes it', async () => {

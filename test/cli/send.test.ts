@@ -10,6 +10,7 @@ import { sqsClientFor } from '../../devkit/sqs-client.js';
 import type { LocalReceiver } from '../../local/local-receiver.js';
 import { runTool, type ToolRun } from '../devkit/run-tool.js';
 import { startLocalReceiverInProcess } from '../support/local-receiver.js';
+import { terminalControlsIn } from '../support/terminal-controls.js';
 
 const KEY = 'whsec-send-test-key';
 
@@ -100,6 +101,22 @@ describe('Function: main (send)', () => {
     // Assess
     expect(result.status).toBe(0);
     expect(await drainQueue()).toEqual([body]);
+  });
+
+  it('shows the event and id of a --file (a captured call, say) escaped, never obeyed', async () => {
+    // Prepare
+    const body = JSON.stringify({ event: 'event_x\r\u009b2K\u202e', data: { id: '4\u001b[8m2' } });
+    await writeFile(join(dir, 'captured.json'), body);
+
+    // Act
+    const result = await send(['--file', 'captured.json']);
+
+    // Assess
+    expect(result.status).toBe(0);
+    expect(terminalControlsIn(result.out.join(''))).toEqual([]);
+    expect(result.out).toEqual([
+      '[1/1] booking 4\\u001b[8m2 (event_x\\u000d\\u009b2K\\u202e) -> 200 {"status":"ignored"}',
+    ]);
   });
 
   it('uses --event as the event name, which the receiver ignores unless FORWARD_EVENTS lists it', async () => {

@@ -27,6 +27,7 @@ import { FakeSecretStore } from '../support/secret-store.js';
 import { useSecretsManagerServer } from '../support/secrets-manager-server.js';
 import { sqsRecord } from '../support/sqs-events.js';
 import { bannerValue, ready, type StartedProcess, startProcess } from '../support/start-process.js';
+import { terminalControlsIn } from '../support/terminal-controls.js';
 
 const KEY = 'whsec-smoke-4d1f';
 const SECRET_ID = 'webhook/smoke';
@@ -253,6 +254,39 @@ describe('npm run smoke against the local run (webhook, embedded SQS, local Secr
     } finally {
       ignoring.child.kill('SIGINT');
       await ignoring.exit;
+    }
+  });
+
+  it("prints a URL's answer escaped, never obeyed: the server there is not ours", async () => {
+    // Prepare: an answer that erases the line and writes a fake success over it.
+    const answer = '\u001b[2K\rsmoke ok: 200 in 1 ms, queued, seen by queue after 2 ms\u202e';
+    const liar = createServer((_, response) => response.end(answer));
+    await new Promise<void>((resolve) => liar.listen(0, '127.0.0.1', resolve));
+    const { port } = liar.address() as AddressInfo;
+
+    try {
+      // Act
+      const result = await run([
+        '--url',
+        `http://127.0.0.1:${port}/webhook`,
+        '--secret-id',
+        SECRET_ID,
+        '--queue-url',
+        queueUrl,
+      ]);
+
+      // Assess
+      expect(result.status).toBe(1);
+      expect(terminalControlsIn([...result.out, ...result.err].join(''))).toEqual([]);
+      const shown =
+        '\\u001b[2K\\u000dsmoke ok: 200 in 1 ms, queued, seen by queue after 2 ms\\u202e';
+      expect(result.out.at(-1)).toMatch(/^POST booking \d+ \(event_booked\) -> 200 /);
+      expect(result.out.at(-1)).toContain(` -> 200 ${shown} in `);
+      expect(result.err).toEqual([
+        `smoke failed: the receiver answered 200 ${shown}, not {"status":"queued"}: FORWARD_EVENTS does not forward event_booked, so nothing was queued`,
+      ]);
+    } finally {
+      await new Promise((resolve) => liar.close(resolve));
     }
   });
 

@@ -23,6 +23,7 @@ import { refusingEndpoint } from '../support/refusing-endpoint.js';
 import { scratchDir } from '../support/scratch-dir.js';
 import { startSilentEndpoint } from '../support/silent-endpoint.js';
 import { sqsRecord } from '../support/sqs-events.js';
+import { terminalControlsIn } from '../support/terminal-controls.js';
 
 const stateDir = scratchDir('archive-replay');
 
@@ -227,6 +228,32 @@ describe('npm run replay against the local run', () => {
     expect(times[0]).toBeLessThan(times[1] ?? 0);
     expect(run.out[2]).toMatch(/^replayed 0 of 2 deliveries \(--dry-run/);
     expect(await drain()).toEqual([]);
+  });
+
+  it("lists a delivery's event with its carriage return, C1 CSI and bidi override escaped under --dry-run", async () => {
+    // Prepare: any event is queued and archived with FORWARD_EVENTS=*, and these characters are
+    // ones SQS takes in an attribute.
+    const from = new Date();
+    await deliverBody(
+      JSON.stringify({ event: 'event_x\r\u009b2K\u202efake', data: { id: '9301' } }),
+      receiverWith({ FORWARD_EVENTS: '*' }),
+    );
+    const to = new Date();
+    await drain();
+
+    // Act
+    const run = await runTool(
+      replay,
+      ['--from', from.toISOString(), '--to', to.toISOString(), '--dry-run'],
+      { env },
+    );
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(terminalControlsIn([...run.out, ...run.err].join(''))).toEqual([]);
+    expect(run.out[0]).toMatch(
+      /^\S+ \| event event_x\\u000d\\u009b2K\\u202efake \| dedup_key [0-9a-f]{64}$/,
+    );
   });
 
   it('skips a queued delivery whose archived body was cut to fit Firehose, saying so, and replays the rest', async () => {
