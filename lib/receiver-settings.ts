@@ -15,6 +15,7 @@ import {
   RECEIVER_SETTINGS,
   type WholeNumberSettingProp,
 } from '../lambda/contract/settings.js';
+import { MAX_ARCHIVE_DAYS } from '../lambda/receiver/archive-record.js';
 import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
 import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
 import { DEFAULT_ARCHIVE_DAYS } from './archive.js';
@@ -262,7 +263,12 @@ function checkArchive(props: WebhookReceiverProps): { archive: boolean; archiveD
   }
   return {
     archive,
-    archiveDays: checkInteger('archiveDays', props.archiveDays ?? DEFAULT_ARCHIVE_DAYS, 1),
+    archiveDays: checkInteger(
+      'archiveDays',
+      props.archiveDays ?? DEFAULT_ARCHIVE_DAYS,
+      1,
+      MAX_ARCHIVE_DAYS,
+    ),
   };
 }
 

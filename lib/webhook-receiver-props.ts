@@ -424,7 +424,8 @@ export interface WebhookReceiverProps {
   readonly archive?: boolean;
 
   /**
-   * Days an archived call is kept before S3 deletes it. Only with `archive: true`.
+   * Days an archived call is kept before S3 deletes it, from 1 to 3653 (ten years). Only with
+   * `archive: true`.
    * @default 30
    */
   readonly archiveDays?: number;

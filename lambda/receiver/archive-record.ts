@@ -29,6 +29,14 @@ export const ARCHIVE_LAYOUT = {
 } as const;
 
 /**
+ * The longest `archiveDays` the construct takes: ten years, leap days included. Above any need to
+ * replay or audit deliveries we know of, and a bound that lets `npm run replay` refuse a window
+ * no archive can hold instead of listing it one hour prefix at a time (87,672 ListObjectsV2
+ * calls at this bound; a window of centuries made millions).
+ */
+export const MAX_ARCHIVE_DAYS = 3653;
+
+/**
  * What Firehose takes in one call (its API reference: PutRecordBatch; these cannot be changed).
  * The local stand-in refuses what Firehose would, so a record too large for the deployed archive
  * fails in `npm start` too.

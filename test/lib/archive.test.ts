@@ -1,6 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ARCHIVE_DAYS } from '../../lambda/receiver/archive-record.js';
 import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
 import { readReceiverContext } from '../../lib/context.js';
 import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
@@ -192,6 +193,22 @@ describe('Archive of deliveries (archive, archiveDays)', () => {
     );
     expect(() => synthesize(() => ({ archive: true, archiveDays: 0 }))).toThrow(
       InvalidWebhookReceiverPropsError,
+    );
+  });
+
+  it('keeps archived calls at most ten years, the longest window npm run replay takes', () => {
+    // Act
+    const longest = synthesize(() => ({ archive: true, archiveDays: MAX_ARCHIVE_DAYS }));
+
+    // Assess
+    expect(MAX_ARCHIVE_DAYS).toBe(3653);
+    expect(
+      longest.resource(longest.receiver.archiveBucket).Properties.LifecycleConfiguration,
+    ).toMatchObject({ Rules: [{ ExpirationInDays: 3653 }] });
+    expect(() => synthesize(() => ({ archive: true, archiveDays: 3654 }))).toThrow(
+      new InvalidWebhookReceiverPropsError(
+        'archiveDays must be an integer from 1 to 3653, got 3654',
+      ),
     );
   });
 
