@@ -39,11 +39,16 @@ import {
   isEndpointName,
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
-import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
+import {
+  ARCHIVE_LAYOUT,
+  type ArchiveRecord,
+  archivedMessage,
+  MAX_ARCHIVE_DAYS,
+} from '../lambda/receiver/archive-record.js';
 import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
-import { readArchiveWindow, type TimeWindow } from './lib/archive-reader.js';
+import { checkArchiveWindow, readArchiveWindow, type TimeWindow } from './lib/archive-reader.js';
 
-/** Deliveries between two progress lines. */
+/** Hour prefixes listed, objects read or deliveries sent between two progress lines. */
 const PROGRESS_EVERY = 100;
 
 const USAGE = `Usage: npm run replay -- --from <ISO-8601> --to <ISO-8601> [--endpoint <name>] [--stack <name>] [--dry-run]
@@ -53,7 +58,8 @@ oldest first, each with its original body, attributes and dedup key: an idempote
 the bookings it already applied. Ignored and rejected calls are archived but never re-queued.
 
   --from TIME       start of the window, ISO 8601 with a time zone, e.g. 2026-11-27T09:00:00Z
-  --to TIME         end of the window (excluded), after --from
+  --to TIME         end of the window (excluded), after --from and at most ${MAX_ARCHIVE_DAYS} days (the longest
+                    archiveDays) plus ${ARCHIVE_LAYOUT.bufferSeconds / 60} minutes (Firehose's buffer) later
   --endpoint NAME   only the deliveries to endpoint NAME (a receiver serving several)
   --stack NAME      the deployed stack (cdk deploy names it ${DEFAULT_STACK_NAME} unless -c stackName):
                     its ${STACK_OUTPUTS.queueUrl} and ${STACK_OUTPUTS.archiveBucketName} outputs (normal AWS
@@ -62,8 +68,9 @@ the bookings it already applied. Ignored and rejected calls are archived but nev
   --dry-run         list what would be sent (time, endpoint, event, dedup key), send nothing
   --help            show this help
 
-Prints progress every ${PROGRESS_EVERY} deliveries on stderr and ends with "replayed <n> of <m> deliveries";
-nothing more is sent after a failed send. Bodies are personal data: they are never printed.
+Prints progress on stderr every ${PROGRESS_EVERY} archive hours listed, objects read and deliveries sent,
+and ends with "replayed <n> of <m> deliveries"; nothing more is sent after a failed send. Bodies
+are personal data: they are never printed.
 
 ${EXIT_STATUS_USAGE}`;
 
@@ -123,6 +130,10 @@ async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
       target.bucket,
       options.window,
       {
+        onPrefix: (listed, prefixes) => {
+          if (listed % PROGRESS_EVERY === 0)
+            io.err(`listed ${listed} of ${prefixes} archive hours`);
+        },
         onObject: (read, listed) => {
           if (read % PROGRESS_EVERY === 0) io.err(`read ${read} of ${listed} archive objects`);
         },
@@ -284,6 +295,8 @@ function parseOptions(args: readonly string[]): ReplayOptions | 'help' {
   const from = isoTimeOption('--from', values.from);
   const to = isoTimeOption('--to', values.to);
   if (to <= from) throw new UsageError('--to must be after --from');
+  // Before any call: with --stack, the stack's outputs would be read first.
+  checkArchiveWindow({ from, to });
   if (values.endpoint !== undefined && !isEndpointName(values.endpoint)) {
     throw new UsageError(
       `--endpoint '${values.endpoint}' is not an endpoint name: ${ENDPOINT_NAME_RULE}`,

@@ -1,11 +1,13 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { NETWORK_TIMEOUT_MS, withTimeout } from '../../devkit/network.js';
+import { UsageError } from '../../devkit/tool-io.js';
 import { RECEIVER_TIMEOUT_SECONDS } from '../../lambda/contract/settings.js';
 import {
   ARCHIVE_LAYOUT,
   type ArchiveRecord,
   archiveHourPrefix,
+  MAX_ARCHIVE_DAYS,
 } from '../../lambda/receiver/archive-record.js';
 
 /**
@@ -54,14 +56,44 @@ const ArchiveRecordSchema = v.looseObject({
   ),
 });
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The longest window an archive can hold records of: the longest retention `archiveDays` allows
+ * ({@link MAX_ARCHIVE_DAYS}), plus Firehose's buffer, by which an object's oldest record can be
+ * older than the object S3 expires by its age.
+ */
+export const LONGEST_ARCHIVE_WINDOW_MS =
+  MAX_ARCHIVE_DAYS * DAY_MS + ARCHIVE_LAYOUT.bufferSeconds * 1000;
+
+/**
+ * Refuses a window longer than any archive holds: it would be listed one hour prefix after
+ * another (a window of centuries made millions of ListObjectsV2 calls and ran out of memory
+ * building their list) to find nothing S3 has not already deleted.
+ *
+ * @param window - the window asked for
+ * @throws {UsageError} when it is longer than {@link LONGEST_ARCHIVE_WINDOW_MS}
+ */
+export function checkArchiveWindow({ from, to }: TimeWindow): void {
+  const length = to.getTime() - from.getTime();
+  if (length <= LONGEST_ARCHIVE_WINDOW_MS) return;
+  throw new UsageError(
+    `a window of ${Math.ceil(length / DAY_MS)} days is longer than any archive keeps: at most ${MAX_ARCHIVE_DAYS} days (the most archiveDays allows) plus Firehose's ${ARCHIVE_LAYOUT.bufferSeconds / 60}-minute buffer`,
+  );
+}
+
 /**
  * The hour prefixes whose objects can hold records received in `window`: an object's prefix is
  * the arrival hour of its oldest record, which Firehose may have buffered up to
  * `ARCHIVE_LAYOUT.bufferSeconds` before the newest (plus a second for the write itself), and a
  * record arrives at Firehose up to the receiver's timeout after its receipt time (a slow key load
  * and send come first).
+ *
+ * @throws {UsageError} as {@link checkArchiveWindow}, before building any prefix
  */
-export function windowPrefixes({ from, to }: TimeWindow): string[] {
+export function windowPrefixes(window: TimeWindow): string[] {
+  checkArchiveWindow(window);
+  const { from, to } = window;
   const hour = 3_600_000;
   const first = Math.floor((from.getTime() - ARCHIVE_LAYOUT.bufferSeconds * 1000 - 1000) / hour);
   const last = Math.floor((to.getTime() + RECEIVER_TIMEOUT_SECONDS * 1000 + 1000) / hour);
@@ -80,6 +112,8 @@ export interface ArchiveWindow {
 
 /** Options of {@link readArchiveWindow}. */
 export interface ReadArchiveOptions {
+  /** Called after each hour prefix listed, with how many were listed of how many in the window. */
+  readonly onPrefix?: (listed: number, prefixes: number) => void;
   /** Called after each object read, with how many were read of how many listed. */
   readonly onObject?: (read: number, listed: number) => void;
   /** How long one S3 call may take (the tools' {@link NETWORK_TIMEOUT_MS} by default). */
@@ -94,7 +128,8 @@ export interface ReadArchiveOptions {
  * @param s3 - client of the bucket's region (or of the local archive)
  * @param bucket - the archive bucket
  * @param window - the window
- * @param options - progress callback, timeout and hint
+ * @param options - progress callbacks, timeout and hint
+ * @throws {UsageError} when the window is longer than any archive holds ({@link checkArchiveWindow})
  * @throws {NetworkError} when an S3 call gets no answer in time or its connection fails
  */
 export async function readArchiveWindow(
@@ -103,13 +138,19 @@ export async function readArchiveWindow(
   window: TimeWindow,
   options: ReadArchiveOptions = {},
 ): Promise<ArchiveWindow> {
-  const { onObject = () => {}, timeoutMs = NETWORK_TIMEOUT_MS, refusedHint } = options;
+  const {
+    onPrefix = () => {},
+    onObject = () => {},
+    timeoutMs = NETWORK_TIMEOUT_MS,
+    refusedHint,
+  } = options;
   const call = <T>(send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> =>
     withTimeout(`Could not read the archive ${bucket}`, timeoutMs, send, {
       ...(refusedHint === undefined ? {} : { refusedHint }),
     });
   const keys: string[] = [];
-  for (const prefix of windowPrefixes(window)) {
+  const prefixes = windowPrefixes(window);
+  for (const [index, prefix] of prefixes.entries()) {
     let token: string | undefined;
     do {
       const page = await call((abortSignal) =>
@@ -121,6 +162,7 @@ export async function readArchiveWindow(
       for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
+    onPrefix(index + 1, prefixes.length);
   }
   const calls: ArchiveEntry[] = [];
   let unreadableLines = 0;

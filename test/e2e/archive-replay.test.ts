@@ -256,6 +256,22 @@ describe('npm run replay against the local run', () => {
     );
   });
 
+  it('says how far it got every 100 hours while listing a long window', async () => {
+    // Prepare: five days before this run's deliveries, 122 hours with the one before (Firehose's
+    // buffer) and the one after (the receiver's timeout).
+    const window = { from: '2026-01-01T00:00:00Z', to: '2026-01-06T00:00:00Z' };
+
+    // Act
+    const run = await runTool(replay, ['--from', window.from, '--to', window.to, '--dry-run'], {
+      env,
+    });
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.err).toEqual(['listed 100 of 122 archive hours']);
+    expect(run.out).toEqual([expect.stringMatching(/^replayed 0 of 0 deliveries \(--dry-run/)]);
+  });
+
   it('skips a queued delivery whose archived body was cut to fit Firehose, saying so, and replays the rest', async () => {
     // Prepare: a body at MAX_BODY_BYTES' maximum whose event and source fill it (see archiveLine),
     // then a booking.
@@ -294,6 +310,14 @@ describe('npm run replay against the local run', () => {
       /--to must be after --from/,
     ],
     [['--to', '2026-11-27T09:00:00Z'], /--from is required/],
+    [
+      ['--from', '1970-01-01T00:00:00Z', '--to', '2100-01-01T00:00:00Z', '--dry-run'],
+      /^a window of 47482 days is longer than any archive keeps: at most 3653 days \(the most archiveDays allows\) plus Firehose's 5-minute buffer \(see npm run replay -- --help\)$/,
+    ],
+    [
+      ['--from', '0000-01-01T00:00:00Z', '--to', '9999-12-31T00:00:00Z', '--dry-run'],
+      /^a window of 3652424 days is longer than any archive keeps/,
+    ],
     [
       ['--from', '2026-02-30T00:00:00Z', '--to', '2026-03-03T00:00:00Z'],
       /^--from must be a real time, got '2026-02-30T00:00:00Z': 2026-02 has days 01 to 28 /,
