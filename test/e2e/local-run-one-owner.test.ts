@@ -113,16 +113,17 @@ describe('npm start (one owner per state folder)', () => {
     const banner = await first.ready();
     const cwd = join(dir(), 'second-cwd');
     mkdirSync(cwd);
-    const busy = await holdPort();
+    // Ports another process holds: binding either would fail with another message.
+    const busy = [await holdPort(), await holdPort()];
 
     // Act
     const second = startProcess(cwd, {
       LOCAL_STATE_DIR: stateDir,
-      PORT: String(busy.port),
-      LOCAL_SQS_PORT: String(busy.port),
+      PORT: String(busy[0]?.port),
+      LOCAL_SQS_PORT: String(busy[1]?.port),
     });
     const secondCode = await exitOrBanner(second);
-    busy.release();
+    for (const port of busy) port.release();
 
     // Assess
     expect(secondCode).toBe(1);

@@ -944,7 +944,11 @@ describe('Class: WebhookReceiver', () => {
         {
           queueProps: {
             deadLetterQueue: {
-              queue: Queue.fromQueueArn(new Stack(), 'OwnDeadLetters', EXISTING_QUEUE_ARN),
+              queue: Queue.fromQueueArn(
+                new Stack(templateTestApp(), 'OwnDeadLettersStack'),
+                'OwnDeadLetters',
+                EXISTING_QUEUE_ARN,
+              ),
               maxReceiveCount: 3,
             },
           },
