@@ -68,8 +68,8 @@ the bookings it already applied. Ignored and rejected calls are archived but nev
   --dry-run         list what would be sent (time, endpoint, event, dedup key), send nothing
   --help            show this help
 
-Prints progress on stderr every ${PROGRESS_EVERY} archive hours listed, objects read and deliveries sent,
-and ends with "replayed <n> of <m> deliveries"; nothing more is sent after a failed send. Bodies
+Prints progress on stderr after each page of the archive listing (1,000 objects) and every
+${PROGRESS_EVERY} objects read and deliveries sent, and ends with "replayed <n> of <m> deliveries"; nothing more is sent after a failed send. Bodies
 are personal data: they are never printed.
 
 ${EXIT_STATUS_USAGE}`;
@@ -130,10 +130,7 @@ async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
       target.bucket,
       options.window,
       {
-        onPrefix: (listed, prefixes) => {
-          if (listed % PROGRESS_EVERY === 0)
-            io.err(`listed ${listed} of ${prefixes} archive hours`);
-        },
+        onListed: (listed) => io.err(`listed ${listed} archive objects so far`),
         onObject: (read, listed) => {
           if (read % PROGRESS_EVERY === 0) io.err(`read ${read} of ${listed} archive objects`);
         },

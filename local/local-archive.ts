@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import S3rver, { type S3rverContext, type S3rverStore } from 's3rver';
 import {
   isLoopbackHostHeader,
   LOCAL_ARCHIVE,
@@ -130,6 +130,7 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     configureBuckets: [{ name: LOCAL_ARCHIVE.bucket, configs: [] }],
   });
   await s3rver.configureBuckets();
+  pageListingsWithoutDes(s3rver);
   const s3 = s3rver.callback();
   let buffer: ArchiveBuffer<ArchivedObject> | undefined;
   // One budget for the port: Firehose calls and the S3 calls whose bodies s3rver holds.
@@ -286,6 +287,51 @@ function putRefusal(records: readonly Buffer[], batch: boolean): string | undefi
     return `a PutRecordBatch holds at most ${FIREHOSE_LIMITS.batchBytes} bytes, not ${total}`;
   }
   return undefined;
+}
+
+/**
+ * Pages ListObjectsV2 listings of more than 1,000 keys, which s3rver answers InternalError on
+ * today's Node: s3rver 3.7.1, its last release, makes a truncated listing's continuation token
+ * with DES, which the OpenSSL 3 of Node 17 and later refuses, so `replay` and the load test's
+ * archive check failed on any busy hour (the local buffer writes up to an object a second). Run
+ * inside s3rver's XML encoder, this takes the listing's truncation from s3rver before it makes a
+ * token, and answers one of its own instead: the page's last key, base64url, which comes back as
+ * `start-after` (what S3's tokens mean too; they are opaque to clients).
+ */
+function pageListingsWithoutDes(s3rver: S3rver): void {
+  const pageListing = async (ctx: S3rverContext, next: () => Promise<void>): Promise<void> => {
+    const { 'continuation-token': token, ...query } = ctx.query;
+    if (ctx.method !== 'GET' || query['list-type'] !== '2') return next();
+    if (typeof token === 'string') {
+      ctx.query = { ...query, 'start-after': Buffer.from(token, 'base64url').toString('utf8') };
+    }
+    let lastKey: string | undefined;
+    const { store } = ctx;
+    // The store for this request only, with every other method of the real one (the router's
+    // CORS and website middleware read it too).
+    ctx.store = Object.assign(Object.create(store) as S3rverStore, {
+      listObjects: async (bucket: string, options: unknown) => {
+        const listing = await store.listObjects(bucket, options);
+        if (!listing.isTruncated) return listing;
+        lastKey = listing.objects.at(-1)?.key;
+        return { ...listing, isTruncated: false };
+      },
+    });
+    await next();
+    const result = (ctx.body as { ListBucketResult?: Record<string, unknown> } | undefined)
+      ?.ListBucketResult;
+    if (result === undefined) return;
+    if (typeof token === 'string') {
+      result.ContinuationToken = token;
+      result.StartAfter = undefined;
+    }
+    if (lastKey !== undefined) {
+      result.IsTruncated = true;
+      result.NextContinuationToken = Buffer.from(lastKey, 'utf8').toString('base64url');
+    }
+  };
+  // After the logger and the XML encoder, before the router that calls the listing.
+  s3rver.middleware.splice(2, 0, pageListing);
 }
 
 // The sub-resources whose PUT documents s3rver parses whole; every other PUT is an object's data.

@@ -11,8 +11,8 @@ import {
 } from '../../lambda/receiver/archive-record.js';
 
 /**
- * Reading the archive of deliveries for a time window: list the hour prefixes that can hold it,
- * read each object's JSON lines, keep the records received inside the window, oldest first.
+ * Reading the archive of deliveries for a time window: list the keys of the hours that can hold
+ * it, read each object's JSON lines, keep the records received inside the window, oldest first.
  * @module
  */
 
@@ -82,26 +82,35 @@ export function checkArchiveWindow({ from, to }: TimeWindow): void {
   );
 }
 
+/** The keys of the archive objects that can hold records of a window: a range in key order. */
+export interface ArchiveKeyRange {
+  /** Every key of the range sorts after this one (the first hour's prefix, itself no object). */
+  readonly startAfter: string;
+  /** Every key of the range sorts before this one (the prefix of the hour after the last). */
+  readonly endBefore: string;
+}
+
 /**
- * The hour prefixes whose objects can hold records received in `window`: an object's prefix is
- * the arrival hour of its oldest record, which Firehose may have buffered up to
- * `ARCHIVE_LAYOUT.bufferSeconds` before the newest (plus a second for the write itself), and a
+ * The keys of the objects that can hold records received in `window`. An object's key starts
+ * with the hour prefix of its oldest record's arrival (`deliveries/yyyy/MM/dd/HH/`, zero-padded,
+ * so keys sort as time does), which Firehose may have buffered up to
+ * `ARCHIVE_LAYOUT.bufferSeconds` before the newest (plus a second for the write itself); a
  * record arrives at Firehose up to the receiver's timeout after its receipt time (a slow key load
- * and send come first).
+ * and send come first). One range, listed in pages of objects, rather than one listing per hour:
+ * a month's window is then a few ListObjectsV2 calls instead of 720 or more.
  *
- * @throws {UsageError} as {@link checkArchiveWindow}, before building any prefix
+ * @throws {UsageError} as {@link checkArchiveWindow}
  */
-export function windowPrefixes(window: TimeWindow): string[] {
+export function windowKeyRange(window: TimeWindow): ArchiveKeyRange {
   checkArchiveWindow(window);
   const { from, to } = window;
   const hour = 3_600_000;
   const first = Math.floor((from.getTime() - ARCHIVE_LAYOUT.bufferSeconds * 1000 - 1000) / hour);
   const last = Math.floor((to.getTime() + RECEIVER_TIMEOUT_SECONDS * 1000 + 1000) / hour);
-  const prefixes: string[] = [];
-  for (let index = first; index <= last; index++) {
-    prefixes.push(archiveHourPrefix(new Date(index * hour)));
-  }
-  return prefixes;
+  return {
+    startAfter: archiveHourPrefix(new Date(first * hour)),
+    endBefore: archiveHourPrefix(new Date((last + 1) * hour)),
+  };
 }
 
 /** Result of {@link readArchiveWindow}: the records, and how many lines could not be read. */
@@ -112,8 +121,8 @@ export interface ArchiveWindow {
 
 /** Options of {@link readArchiveWindow}. */
 export interface ReadArchiveOptions {
-  /** Called after each hour prefix listed, with how many were listed of how many in the window. */
-  readonly onPrefix?: (listed: number, prefixes: number) => void;
+  /** Called after each page of the listing that more pages follow, with the keys listed so far. */
+  readonly onListed?: (listed: number) => void;
   /** Called after each object read, with how many were read of how many listed. */
   readonly onObject?: (read: number, listed: number) => void;
   /** How long one S3 call may take (the tools' {@link NETWORK_TIMEOUT_MS} by default). */
@@ -139,7 +148,7 @@ export async function readArchiveWindow(
   options: ReadArchiveOptions = {},
 ): Promise<ArchiveWindow> {
   const {
-    onPrefix = () => {},
+    onListed = () => {},
     onObject = () => {},
     timeoutMs = NETWORK_TIMEOUT_MS,
     refusedHint,
@@ -149,20 +158,28 @@ export async function readArchiveWindow(
       ...(refusedHint === undefined ? {} : { refusedHint }),
     });
   const keys: string[] = [];
-  const prefixes = windowPrefixes(window);
-  for (const [index, prefix] of prefixes.entries()) {
-    let token: string | undefined;
-    do {
-      const page = await call((abortSignal) =>
-        s3.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
-          { abortSignal },
-        ),
-      );
-      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token !== undefined);
-    onPrefix(index + 1, prefixes.length);
+  const { startAfter, endBefore } = windowKeyRange(window);
+  let token: string | undefined;
+  let more = true;
+  while (more) {
+    const page = await call((abortSignal) =>
+      s3.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: ARCHIVE_LAYOUT.deliveriesPrefix,
+          // S3 takes StartAfter with the first page only; the token carries on from there.
+          ...(token === undefined ? { StartAfter: startAfter } : { ContinuationToken: token }),
+        }),
+        { abortSignal },
+      ),
+    );
+    // Keys come in UTF-8 binary order, so the first one past the range ends the listing.
+    const inRange = (page.Contents ?? []).flatMap(({ Key }) => (Key === undefined ? [] : [Key]));
+    const past = inRange.findIndex((key) => key >= endBefore);
+    keys.push(...(past === -1 ? inRange : inRange.slice(0, past)));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    more = past === -1 && token !== undefined;
+    if (more) onListed(keys.length);
   }
   const calls: ArchiveEntry[] = [];
   let unreadableLines = 0;

@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FirehoseClient } from '@aws-sdk/client-firehose';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main as replay } from '../../cli/replay.js';
 import { EXIT_STATUS } from '../../devkit/exit-status.js';
+import { localS3Client } from '../../devkit/s3-client.js';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { loadConsumerConfig } from '../../lambda/consumer/config.js';
 import { createConsumerHandler } from '../../lambda/consumer/handler.js';
@@ -256,9 +258,19 @@ describe('npm run replay against the local run', () => {
     );
   });
 
-  it('says how far it got every 100 hours while listing a long window', async () => {
-    // Prepare: five days before this run's deliveries, 122 hours with the one before (Firehose's
-    // buffer) and the one after (the receiver's timeout).
+  it('says how far it got after each page of a listing of more than 1,000 objects', async () => {
+    // Prepare: 1,001 objects in an hour long before this run's deliveries.
+    const s3 = localS3Client(archive.endpoint);
+    for (let index = 0; index <= 1000; index++) {
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: archive.bucket,
+          Key: `deliveries/2026/01/02/15/filler-${String(index).padStart(4, '0')}`,
+          Body: '',
+        }),
+      );
+    }
+    s3.destroy();
     const window = { from: '2026-01-01T00:00:00Z', to: '2026-01-06T00:00:00Z' };
 
     // Act
@@ -268,9 +280,21 @@ describe('npm run replay against the local run', () => {
 
     // Assess
     expect(run.status).toBe(0);
-    expect(run.err).toEqual(['listed 100 of 122 archive hours']);
+    expect(run.err).toEqual([
+      'listed 1000 archive objects so far',
+      'read 100 of 1001 archive objects',
+      'read 200 of 1001 archive objects',
+      'read 300 of 1001 archive objects',
+      'read 400 of 1001 archive objects',
+      'read 500 of 1001 archive objects',
+      'read 600 of 1001 archive objects',
+      'read 700 of 1001 archive objects',
+      'read 800 of 1001 archive objects',
+      'read 900 of 1001 archive objects',
+      'read 1000 of 1001 archive objects',
+    ]);
     expect(run.out).toEqual([expect.stringMatching(/^replayed 0 of 0 deliveries \(--dry-run/)]);
-  });
+  }, 60_000);
 
   it('skips a queued delivery whose archived body was cut to fit Firehose, saying so, and replays the rest', async () => {
     // Prepare: a body at MAX_BODY_BYTES' maximum whose event and source fill it (see archiveLine),

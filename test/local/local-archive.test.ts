@@ -6,7 +6,12 @@ import {
   PutRecordCommand,
   type PutRecordCommandInput,
 } from '@aws-sdk/client-firehose';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  paginateListObjectsV2,
+} from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { localS3Client } from '../../devkit/s3-client.js';
 import { FIREHOSE_LIMITS } from '../../lambda/receiver/archive-record.js';
@@ -277,6 +282,40 @@ describe('Function: startLocalArchive', () => {
     expect(stored?.status).toBe(200);
     expect(text).toBe('12345');
   });
+
+  it('pages a ListObjectsV2 listing of more than 1,000 keys, from StartAfter, as S3 does', async () => {
+    // Prepare
+    const archive = await startTestArchive(join(stateDir(), 'paging'));
+    const s3 = localS3Client(archive.endpoint);
+    const keys = Array.from(
+      { length: 1_002 },
+      (_, index) => `deliveries/k-${String(index).padStart(4, '0')}`,
+    );
+    for (const Key of keys) {
+      await s3.send(new PutObjectCommand({ Bucket: archive.bucket, Key, Body: 'x' }));
+    }
+
+    // Act
+    const pages = [];
+    for await (const page of paginateListObjectsV2(
+      { client: s3 },
+      { Bucket: archive.bucket, Prefix: 'deliveries/', StartAfter: keys[0] },
+    )) {
+      pages.push(page);
+    }
+    s3.destroy();
+    await archive.close();
+
+    // Assess
+    expect(pages.map((page) => [page.KeyCount, page.IsTruncated])).toEqual([
+      [1000, true],
+      [1, false],
+    ]);
+    expect(pages.flatMap((page) => (page.Contents ?? []).map(({ Key }) => Key))).toEqual(
+      keys.slice(1),
+    );
+    expect(pages[1]?.ContinuationToken).toBe(pages[0]?.NextContinuationToken);
+  }, 60_000);
 
   it('takes puts after many calls answered before their bodies were read, whose clients then went away', async () => {
     // Prepare: s3rver answers a listing at once, before its declared 2 MiB body.
