@@ -364,8 +364,10 @@ export interface WebhookReceiverProps {
   readonly serviceName?: string;
 
   /**
-   * Retention of the Lambda log groups, and of the API's access log group and (`rest-api`)
-   * execution log group.
+   * Retention of the Lambda log groups and of the API's access log group. A REST API's execution
+   * log group (`API-Gateway-Execution-Logs_<api id>/prod`, errors only) is created by API Gateway
+   * itself, not by the stack, and keeps what it holds until you set its retention: a stack
+   * creating it would fail to update wherever API Gateway had made it already.
    * @default logs.RetentionDays.ONE_MONTH
    */
   readonly logRetention?: logs.RetentionDays;

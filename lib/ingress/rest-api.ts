@@ -2,7 +2,6 @@ import { Duration, Names } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { webhookPath } from '../../lambda/contract/endpoints.js';
 import { createLogGroup } from '../log-group.js';
@@ -10,9 +9,6 @@ import { acknowledgeNagFindings } from '../nag.js';
 import { apiGatewayAccount } from './api-gateway-account.js';
 import { mapRestApiDomain } from './custom-domain.js';
 import { ACCESS_LOG_FORMAT, type IngressFactory, webhookPaths } from './ingress.js';
-
-/** The API's one stage (CDK's default name), spelled out: its execution log group is named after it. */
-const STAGE_NAME = 'prod';
 
 /**
  * A regional REST API: `POST /webhook` (or `POST /webhook/<name>` per named endpoint) proxied to
@@ -32,7 +28,6 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
     // The account-wide logging role is a stack singleton (below), not one per API.
     cloudWatchRole: false,
     deployOptions: {
-      stageName: STAGE_NAME,
       throttlingRateLimit: settings.throttleRateLimit,
       throttlingBurstLimit: settings.throttleBurstLimit,
       accessLogDestination: new apigateway.LogGroupLogDestination(accessLogGroup),
@@ -44,13 +39,6 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
       tracingEnabled: settings.tracing,
     },
   });
-  // API Gateway writes execution logs to a group of this name, which it creates itself, kept
-  // forever, unless it already exists: made here first, it keeps the receiver's retention.
-  const executionLogGroup = new logs.LogGroup(scope, 'ExecutionLogs', {
-    logGroupName: `API-Gateway-Execution-Logs_${api.restApiId}/${STAGE_NAME}`,
-    retention: settings.logRetention,
-  });
-  api.deploymentStage.node.addDependency(executionLogGroup);
   if (settings.allowedSourceIps) {
     // A changed resource policy takes effect with the next deployment of the stage.
     api.latestDeployment?.addToLogicalId({ allowedSourceIps: settings.allowedSourceIps });

@@ -148,32 +148,6 @@ describe('Function: createRestApi (ingress rest-api)', () => {
     configured.template.resourceCountIs('AWS::ApiGateway::Account', 0);
   });
 
-  it("creates the stage's execution log group before the stage, with the receiver's log retention", () => {
-    // Prepare
-    const { template, receiver, id } = standard;
-    const api = receiver.api as RestApi;
-
-    // Act
-    const [[groupId] = []] = Object.entries(
-      template.findResources('AWS::Logs::LogGroup', {
-        Properties: {
-          LogGroupName: {
-            'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: id(api) }, '/prod']],
-          },
-        },
-      }),
-    );
-    const stage = template.findResources('AWS::ApiGateway::Stage')[id(api.deploymentStage)];
-
-    // Assess: otherwise API Gateway creates the group itself, kept forever
-    expect(groupId).toBeDefined();
-    template.hasResourceProperties('AWS::Logs::LogGroup', {
-      LogGroupName: Match.anyValue(),
-      RetentionInDays: 30,
-    });
-    expect(stage?.DependsOn).toContain(groupId);
-  });
-
   it('gives the /webhook URL, adds no output of its own and alarms on the API 5xx count', () => {
     // Prepare
     const { stack, receiver, template, resource } = standard;
