@@ -51,21 +51,18 @@ export function refusalOf(
  * made. It signs the kept body with the local key, so it is made only for a connection from this
  * machine (the socket's address, which a client cannot choose as it chooses headers: with
  * `INSPECTOR=on` another machine may read and replay exactly, but not have the key sign a body it
- * posted), and never of a call a web page sent (any site can make a browser POST to /webhook; one
- * click must not sign that page's body).
+ * posted), and never of a call this machine did not send ({@link StoredDelivery.freshSignatureRefusal}:
+ * a web page's, or another machine's).
  */
 export function freshReplayRefusal(
   request: IncomingMessage,
-  delivery: Pick<StoredDelivery, 'webPageOrigin'>,
+  delivery: Pick<StoredDelivery, 'freshSignatureRefusal'>,
 ): string | undefined {
   const address = request.socket.remoteAddress;
   if (!isLoopbackAddress(address)) {
     return `a replay with a fresh signature signs with this machine's local key, so only this machine may ask for one (this request came from ${address ?? 'an unknown address'}); replay the exact request instead`;
   }
-  if (delivery.webPageOrigin !== undefined) {
-    return `a web page (${delivery.webPageOrigin}) sent this call: its browser added the Origin header, which the booking service never sends, so it is not signed afresh with the local key; replay the exact request instead`;
-  }
-  return undefined;
+  return delivery.freshSignatureRefusal;
 }
 
 /** Whether `origin` is `http://<host>`: the inspector page's own origin. `null` and junk are not. */

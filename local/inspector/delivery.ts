@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isLoopbackAddress } from '../../devkit/local-run.js';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
 import { ALLOWED_SOURCE_IPS } from '../../lambda/receiver/config.js';
 import { SOURCE_NOT_ALLOWED } from '../../lambda/receiver/source-allowlist.js';
@@ -62,6 +63,8 @@ export interface DeliveryDetail extends DeliverySummary {
   readonly sourceIp: string;
   /** The `Origin` of the web page that sent the call, when it came with one (see `webPageOrigin`). */
   readonly webPageOrigin?: string;
+  /** Why a replay with a fresh signature is refused for this call (see `freshSignatureRefusal`). */
+  readonly freshSignatureRefusal?: string;
   /** The receiver's response body. */
   readonly response: string;
   /**
@@ -166,6 +169,23 @@ export class StoredDelivery {
     return headerOf(pairs(this.rawHeaders), 'origin');
   }
 
+  /**
+   * Why this call is not to be signed afresh with the local key, or `undefined` when it may be: a
+   * web page sent it (any site can make a browser POST to /webhook), or another machine did
+   * (with `HOST` open to the network). One click must not sign a body someone else posted; the
+   * exact request can always be replayed.
+   */
+  get freshSignatureRefusal(): string | undefined {
+    const { webPageOrigin } = this;
+    if (webPageOrigin !== undefined) {
+      return `a web page (${webPageOrigin}) sent this call: its browser added the Origin header, which the booking service never sends, so it is not signed afresh with the local key; replay the exact request instead`;
+    }
+    if (!isLoopbackAddress(this.sourceIp)) {
+      return `another machine (${this.sourceIp || 'an address already gone'}) sent this call, so it is not signed afresh with this machine's local key; replay the exact request instead`;
+    }
+    return undefined;
+  }
+
   /** The queue message a queued delivery became, once linked. */
   get message(): QueuedMessage | undefined {
     return this.#message;
@@ -218,7 +238,7 @@ export class StoredDelivery {
         ? this.#body.subarray(0, MAX_KEPT_BODY_BYTES)
         : this.#body;
     const text = decodeUtf8(kept);
-    const { webPageOrigin } = this;
+    const { webPageOrigin, freshSignatureRefusal } = this;
     return {
       ...this.summary(),
       headers: pairs(this.rawHeaders),
@@ -228,6 +248,7 @@ export class StoredDelivery {
       ...(this.#sha256 === undefined ? {} : { bodySha256: this.#sha256 }),
       sourceIp: this.sourceIp,
       ...(webPageOrigin === undefined ? {} : { webPageOrigin }),
+      ...(freshSignatureRefusal === undefined ? {} : { freshSignatureRefusal }),
       response: this.#responseBody,
       ...this.#diagnosis,
       ...(this.#bodyNotRead === undefined ? {} : { noDiagnosis: this.#bodyNotRead }),

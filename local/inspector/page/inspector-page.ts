@@ -276,10 +276,10 @@ function replayButtons(delivery: DeliveryDetail): HTMLElement {
     const node = element('button', { textContent: label, className: primary ? 'primary' : '' });
     node.type = 'button';
     node.disabled = delivery.bodyTruncated;
-    // The server refuses it too: a click must not sign a web page's body with the local key.
-    if (fresh && delivery.webPageOrigin !== undefined) {
+    // The server refuses it too: a click must not sign someone else's body with the local key.
+    if (fresh && delivery.freshSignatureRefusal !== undefined) {
       node.disabled = true;
-      node.title = 'A web page sent this call: it is not signed afresh';
+      node.title = delivery.freshSignatureRefusal;
     }
     node.addEventListener('click', async () => {
       result.textContent = 'sending…';

@@ -58,8 +58,8 @@ describe('Function: refusalOf', () => {
 });
 
 describe('Function: freshReplayRefusal', () => {
-  /** A delivery without `Origin`, as the booking service sends it. */
-  const BOOKING_SERVICE_CALL = { webPageOrigin: undefined };
+  /** A delivery this machine may have signed afresh. */
+  const BOOKING_SERVICE_CALL = { freshSignatureRefusal: undefined };
 
   it.each(['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1'])(
     'lets a connection from %s, this machine, ask for a fresh signature',
@@ -83,13 +83,13 @@ describe('Function: freshReplayRefusal', () => {
     },
   );
 
-  it('refuses a fresh signature for a call a web page sent, naming the page', () => {
+  it("refuses a fresh signature to this machine for a call the delivery says it is not to sign, with the delivery's reason", () => {
     // Act
     const refusal = freshReplayRefusal(connectedFrom('127.0.0.1'), {
-      webPageOrigin: 'https://attacker.example',
+      freshSignatureRefusal: 'a web page (https://attacker.example) sent this call',
     });
 
     // Assess
-    expect(refusal).toMatch(/^a web page \(https:\/\/attacker\.example\) sent this call/);
+    expect(refusal).toBe('a web page (https://attacker.example) sent this call');
   });
 });

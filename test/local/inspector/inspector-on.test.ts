@@ -123,19 +123,35 @@ describe('Function: the inspector with INSPECTOR=on and HOST=0.0.0.0', () => {
     expect(replays).toEqual([]);
   });
 
-  it('replays with a fresh signature for this machine', async () => {
+  it("refuses, even to this machine, to sign afresh a call another machine posted, and replays a call of this machine's", async () => {
     // Prepare
-    const id = await postForged(fromNetwork);
+    const fromThere = await postForged(fromNetwork);
+    const fromHereId = await postForged(fromHere);
 
     // Act
-    const fresh = await send(`${fromHere}/_inspector/api/deliveries/${id}/replay?fresh=1`, {
-      method: 'POST',
-    });
+    const refused = await send(
+      `${fromHere}/_inspector/api/deliveries/${fromThere}/replay?fresh=1`,
+      { method: 'POST' },
+    );
+    const detail = await send(`${fromHere}/_inspector/api/deliveries/${fromThere}`);
+    const replays = await replaysOf(fromThere);
+    const signed = await send(
+      `${fromHere}/_inspector/api/deliveries/${fromHereId}/replay?fresh=1`,
+      { method: 'POST' },
+    );
 
-    // Assess
-    expect(fresh).toMatchObject({
+    // Assess: one click must not sign a body someone else posted
+    expect(refused).toEqual({
+      status: 403,
+      body: { message: expect.stringMatching(/^another machine \(.+\) sent this call/) },
+    });
+    expect(detail.body).toMatchObject({
+      freshSignatureRefusal: expect.stringMatching(/^another machine /),
+    });
+    expect(replays).toEqual([]);
+    expect(signed).toMatchObject({
       status: 200,
-      body: { status: 200, delivery: { reason: 'queued', replayOf: id } },
+      body: { status: 200, delivery: { reason: 'queued', replayOf: fromHereId } },
     });
   });
 
