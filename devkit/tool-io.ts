@@ -122,20 +122,30 @@ export function isHttpUrl(text: string): boolean {
   return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
 }
 
-/**
- * The userinfo password of a URL as typed (`scheme://user:password@host`), up to the last `@`
- * before the host ends, as the WHATWG URL parser reads it.
- */
-const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#:]*:)[^/?#]*@/i;
+/** A scheme, then the slashes or backslashes a URL parser skips before the authority. */
+const AUTHORITY_START = /^[a-z][a-z0-9+.-]*:[/\\]*/i;
 
 /**
- * `url` as a tool prints it: with the password of its userinfo replaced by `***`
- * (`http://user:***@host/webhook`), so a password given for basic auth or a proxy does not end up
- * in a terminal's scrollback, a CI log or a bug report. The rest is kept as typed (not
- * normalised by a parser), also for text that is no valid URL.
+ * `url` as a tool prints it: with the userinfo before its host replaced by `***`
+ * (`http://***@host/webhook`), so a password or a token given for basic auth or a proxy (a token
+ * is often the user name) does not end up in a terminal's scrollback, a CI log or a bug report.
+ * The userinfo is what the WHATWG URL parser takes for it (up to the last `@` of the authority,
+ * also after `http:` without slashes or with backslashes); in text that is no valid URL,
+ * everything from the scheme to the last `@`. The rest is kept as typed, not normalised.
  *
  * @param url - a URL given by the user, e.g. `--url` or `--queue-url`
  */
 export function urlWithoutPassword(url: string): string {
-  return url.replace(URL_PASSWORD, '$1***@');
+  const start = AUTHORITY_START.exec(url)?.[0].length;
+  if (start === undefined) return url;
+  const rest = url.slice(start);
+  let authority = rest;
+  if (URL.canParse(url)) {
+    const { username, password } = new URL(url);
+    if (username === '' && password === '') return url;
+    const end = rest.search(/[/?#\\]/);
+    if (end !== -1) authority = rest.slice(0, end);
+  }
+  const at = authority.lastIndexOf('@');
+  return at === -1 ? url : `${url.slice(0, start)}***${rest.slice(at)}`;
 }

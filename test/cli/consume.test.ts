@@ -266,7 +266,7 @@ describe('Function: main (consume)', () => {
     // Assess
     expect(result.status).toBe(4);
     expect(result.err).toEqual([
-      'Could not read http://user:***@127.0.0.1:1/123456789012/webhook-events: connection refused (start the local receiver with npm start, or pass --queue-url)',
+      'Could not read http://***@127.0.0.1:1/123456789012/webhook-events: connection refused (start the local receiver with npm start, or pass --queue-url)',
     ]);
   });
 

@@ -215,11 +215,11 @@ describe('Function: main (send)', () => {
     // Assess
     expect(refused.status).toBe(4);
     expect(refused.err).toEqual([
-      'POST http://user:***@127.0.0.1:1/webhook failed: connection refused (is npm start running, and on this port?)',
+      'POST http://***@127.0.0.1:1/webhook failed: connection refused (is npm start running, and on this port?)',
     ]);
     expect(notHttp.status).toBe(2);
     expect(notHttp.err).toEqual([
-      "--url must be an http(s) URL, got 'ftp://user:***@example.com/webhook' (see npm run send -- --help)",
+      "--url must be an http(s) URL, got 'ftp://***@example.com/webhook' (see npm run send -- --help)",
     ]);
   });
 

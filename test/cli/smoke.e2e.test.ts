@@ -329,12 +329,12 @@ describe('npm run smoke against the local run (webhook, embedded SQS, local Secr
     // Assess
     expect(result.status).toBe(4);
     expect(result.out.slice(0, 3)).toEqual([
-      `receiver: http://user:***@127.0.0.1:${closedPort}/webhook`,
+      `receiver: http://***@127.0.0.1:${closedPort}/webhook`,
       `key: AWSCURRENT of ${SECRET_ID}`,
-      `waiting in: queue ${queueUrl.replace('http://', 'http://user:***@')}`,
+      `waiting in: queue ${queueUrl.replace('http://', 'http://***@')}`,
     ]);
     expect(result.err).toEqual([
-      `POST http://user:***@127.0.0.1:${closedPort}/webhook failed: connection refused (is the receiver running at this URL?)`,
+      `POST http://***@127.0.0.1:${closedPort}/webhook failed: connection refused (is the receiver running at this URL?)`,
     ]);
   });
 

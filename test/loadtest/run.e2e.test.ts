@@ -86,7 +86,7 @@ describe('Tool: npm run loadtest', () => {
     ],
     [
       ['--url', 'https://user:hunter2@hooks.example.com/webhook'],
-      "--url must point at this machine (127.0.0.1, localhost, [::1]), got 'https://user:***@hooks.example.com/webhook'",
+      "--url must point at this machine (127.0.0.1, localhost, [::1]), got 'https://***@hooks.example.com/webhook'",
     ],
     [
       ['--queue-url', 'http://127.0.0.1:9324/123456789012/webhook-events'],
