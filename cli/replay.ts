@@ -43,10 +43,14 @@ import {
   ARCHIVE_LAYOUT,
   type ArchiveRecord,
   archivedMessage,
-  MAX_ARCHIVE_DAYS,
 } from '../lambda/receiver/archive-record.js';
 import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
-import { checkArchiveWindow, readArchiveWindow, type TimeWindow } from './lib/archive-reader.js';
+import {
+  checkArchiveWindow,
+  LONGEST_ARCHIVE_DAYS,
+  readArchiveWindow,
+  type TimeWindow,
+} from './lib/archive-reader.js';
 
 /** Hour prefixes listed, objects read or deliveries sent between two progress lines. */
 const PROGRESS_EVERY = 100;
@@ -58,8 +62,8 @@ oldest first, each with its original body, attributes and dedup key: an idempote
 the bookings it already applied. Ignored and rejected calls are archived but never re-queued.
 
   --from TIME       start of the window, ISO 8601 with a time zone, e.g. 2026-11-27T09:00:00Z
-  --to TIME         end of the window (excluded), after --from and at most ${MAX_ARCHIVE_DAYS} days (the longest
-                    archiveDays) plus ${ARCHIVE_LAYOUT.bufferSeconds / 60} minutes (Firehose's buffer) later
+  --to TIME         end of the window (excluded), after --from and at most ${LONGEST_ARCHIVE_DAYS} days (the longest
+                    archiveDays, and a day for S3's expiry) plus ${ARCHIVE_LAYOUT.bufferSeconds / 60} minutes (Firehose's buffer) later
   --endpoint NAME   only the deliveries to endpoint NAME (a receiver serving several)
   --stack NAME      the deployed stack (cdk deploy names it ${DEFAULT_STACK_NAME} unless -c stackName):
                     its ${STACK_OUTPUTS.queueUrl} and ${STACK_OUTPUTS.archiveBucketName} outputs (normal AWS

@@ -14,6 +14,9 @@ export const LOOPBACK = '127.0.0.1';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
+/** The loopback names a local server answers, as messages list them: `127.0.0.1, localhost or [::1]`. */
+export const LOOPBACK_NAMES_TEXT = '127.0.0.1, localhost or [::1]';
+
 /** Whether an interface or host name is this machine's loopback. */
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host.toLowerCase());

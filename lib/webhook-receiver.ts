@@ -53,7 +53,11 @@ export class WebhookReceiver extends Construct {
   public readonly url: string;
   /** The receiver function. */
   public readonly receiverFunction: nodejs.NodejsFunction;
-  /** The queue verified events are forwarded to (`existingQueue` when given). */
+  /**
+   * The queue verified events are forwarded to (`existingQueue` when given). Its redrive policy is
+   * set on the underlying `CfnQueue`, so CDK's `Queue.deadLetterQueue` is not set on it: use
+   * {@link WebhookReceiver.deadLetterQueue}.
+   */
   public readonly queue: sqs.IQueue;
   /** Where messages land after the consumer failed on them 5 times; none with `existingQueue`. */
   public readonly deadLetterQueue: sqs.Queue | undefined;

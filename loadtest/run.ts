@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { DOTENV_FILE, findWebhookSecret } from '../devkit/dotenv.js';
 import { type LocalProcess, startLocalProcess } from '../devkit/local-process.js';
-import { LOCAL_PORTS, localPort, localQueueUrl } from '../devkit/local-run.js';
+import { LOCAL_PORTS, LOOPBACK_NAMES_TEXT, localPort, localQueueUrl } from '../devkit/local-run.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import {
   isEntryPoint,
@@ -320,7 +320,7 @@ function loopbackUrl(name: string, text: string): string {
     throw new UsageError(`${name} must be an http URL, got '${urlWithoutPassword(text)}'`);
   if (!isLoopbackUrl(text)) {
     throw new UsageError(
-      `${name} must point at this machine (127.0.0.1, localhost, [::1]), got '${urlWithoutPassword(text)}'`,
+      `${name} must point at this machine (${LOOPBACK_NAMES_TEXT}), got '${urlWithoutPassword(text)}'`,
     );
   }
   return text;

@@ -12,6 +12,7 @@ import {
   isLoopbackHostHeader,
   LOCAL_ACCOUNT_ID,
   LOOPBACK,
+  LOOPBACK_NAMES_TEXT,
   localQueueUrl,
   QUEUE_NAME,
 } from '../devkit/local-run.js';
@@ -177,8 +178,7 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
 }
 
 /** Why the embedded queue refused a request a web page could have made the browser send. */
-export const WEB_PAGE_REFUSAL =
-  'the local queue answers only tools on this machine: a request with an Origin header (sent by web pages) or addressed to a host other than 127.0.0.1, localhost or [::1] is refused';
+export const WEB_PAGE_REFUSAL = `the local queue answers only tools on this machine: a request with an Origin header (sent by web pages) or addressed to a host other than ${LOOPBACK_NAMES_TEXT} is refused`;
 
 /**
  * Refuses, before any action runs, what a web page can make a browser send. The queue has no

@@ -59,17 +59,24 @@ const ArchiveRecordSchema = v.looseObject({
 const DAY_MS = 86_400_000;
 
 /**
- * The longest window an archive can hold records of: the longest retention `archiveDays` allows
- * ({@link MAX_ARCHIVE_DAYS}), plus Firehose's buffer, by which an object's oldest record can be
- * older than the object S3 expires by its age.
+ * The most days an archive holds records of: the longest retention `archiveDays` allows
+ * ({@link MAX_ARCHIVE_DAYS}), and the day S3 may take beyond it, as a lifecycle expiry rounds up
+ * to the next midnight UTC.
  */
-export const LONGEST_ARCHIVE_WINDOW_MS =
-  MAX_ARCHIVE_DAYS * DAY_MS + ARCHIVE_LAYOUT.bufferSeconds * 1000;
+export const LONGEST_ARCHIVE_DAYS = MAX_ARCHIVE_DAYS + 1;
 
 /**
- * Refuses a window longer than any archive holds: it would be listed one hour prefix after
- * another (a window of centuries made millions of ListObjectsV2 calls and ran out of memory
- * building their list) to find nothing S3 has not already deleted.
+ * The longest window an archive can hold records of: {@link LONGEST_ARCHIVE_DAYS}, plus
+ * Firehose's buffer, by which an object's oldest record can be older than the object S3 expires
+ * by its age.
+ */
+export const LONGEST_ARCHIVE_WINDOW_MS =
+  LONGEST_ARCHIVE_DAYS * DAY_MS + ARCHIVE_LAYOUT.bufferSeconds * 1000;
+
+/**
+ * Refuses a window longer than any archive holds, which can find nothing S3 has not deleted
+ * already (a window of centuries used to make millions of ListObjectsV2 calls, and to run out of
+ * memory building their list).
  *
  * @param window - the window asked for
  * @throws {UsageError} when it is longer than {@link LONGEST_ARCHIVE_WINDOW_MS}
@@ -78,7 +85,7 @@ export function checkArchiveWindow({ from, to }: TimeWindow): void {
   const length = to.getTime() - from.getTime();
   if (length <= LONGEST_ARCHIVE_WINDOW_MS) return;
   throw new UsageError(
-    `a window of ${Math.ceil(length / DAY_MS)} days is longer than any archive keeps: at most ${MAX_ARCHIVE_DAYS} days (the most archiveDays allows) plus Firehose's ${ARCHIVE_LAYOUT.bufferSeconds / 60}-minute buffer`,
+    `a window of ${Math.ceil(length / DAY_MS)} days is longer than any archive keeps: at most ${LONGEST_ARCHIVE_DAYS} days (the most archiveDays allows, and a day for S3's expiry) plus Firehose's ${ARCHIVE_LAYOUT.bufferSeconds / 60}-minute buffer`,
   );
 }
 

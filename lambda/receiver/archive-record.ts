@@ -187,7 +187,10 @@ export function archiveLine(record: ArchiveRecord): Buffer {
   const cut = { ...record, body_base64: '', body_truncated: true } as const;
   const room = FIREHOSE_LIMITS.recordBytes - Buffer.byteLength(`${JSON.stringify(cut)}\n`);
   // Whole base64 quanta: every 4 characters of room hold 3 bytes of the body.
-  const kept = Buffer.from(record.body_base64, 'base64').subarray(0, Math.floor(room / 4) * 3);
+  const kept = Buffer.from(record.body_base64, 'base64').subarray(
+    0,
+    Math.max(0, Math.floor(room / 4) * 3),
+  );
   return Buffer.from(
     `${JSON.stringify({ ...cut, body_base64: kept.toString('base64') })}\n`,
     'utf8',

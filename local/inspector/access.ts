@@ -4,6 +4,7 @@ import {
   isLoopbackHost,
   isLoopbackHostHeader,
   isLoopbackOrAddressHostHeader,
+  LOOPBACK_NAMES_TEXT,
 } from '../../devkit/local-run.js';
 import type { StoredDelivery } from './delivery.js';
 
@@ -35,13 +36,13 @@ export function refusalOf(
   if (mode === 'on') {
     return isLoopbackOrAddressHostHeader(host)
       ? undefined
-      : 'the inspector answers only requests addressed to an IP address, 127.0.0.1, localhost or [::1], not to a host name (a page of another site could use one through DNS rebinding)';
+      : `the inspector answers only requests addressed to an IP address, ${LOOPBACK_NAMES_TEXT}, not to a host name (a page of another site could use one through DNS rebinding)`;
   }
   if (!isLoopbackHost(listenHost)) {
     return `the inspector is served only when HOST is a loopback address (HOST=${listenHost}); set INSPECTOR=on to serve it anyway`;
   }
   if (!isLoopbackHostHeader(host)) {
-    return 'the inspector answers only requests addressed to 127.0.0.1, localhost or [::1]';
+    return `the inspector answers only requests addressed to ${LOOPBACK_NAMES_TEXT}`;
   }
   return undefined;
 }

@@ -82,11 +82,11 @@ describe('Tool: npm run loadtest', () => {
     [['--concurrency', 'many'], "--concurrency must be a whole number from 1 to 256, got 'many'"],
     [
       ['--url', 'https://hooks.example.com/webhook'],
-      "--url must point at this machine (127.0.0.1, localhost, [::1]), got 'https://hooks.example.com/webhook'",
+      "--url must point at this machine (127.0.0.1, localhost or [::1]), got 'https://hooks.example.com/webhook'",
     ],
     [
       ['--url', 'https://user:hunter2@hooks.example.com/webhook'],
-      "--url must point at this machine (127.0.0.1, localhost, [::1]), got 'https://***@hooks.example.com/webhook'",
+      "--url must point at this machine (127.0.0.1, localhost or [::1]), got 'https://***@hooks.example.com/webhook'",
     ],
     [
       ['--queue-url', 'http://127.0.0.1:9324/123456789012/webhook-events'],

@@ -18,13 +18,13 @@ const stateDir = scratchDir('archive-reader');
 const FROM = new Date('2026-01-01T00:00:00Z');
 
 describe('Function: checkArchiveWindow', () => {
-  it("takes a window as long as the longest archiveDays plus Firehose's 5-minute buffer", () => {
+  it("takes a window as long as the longest archiveDays, a day for S3's expiry and Firehose's 5-minute buffer", () => {
     // Act
     const check = () =>
       checkArchiveWindow({ from: FROM, to: new Date(FROM.getTime() + LONGEST_ARCHIVE_WINDOW_MS) });
 
     // Assess
-    expect(LONGEST_ARCHIVE_WINDOW_MS).toBe((MAX_ARCHIVE_DAYS * 86_400 + 300) * 1000);
+    expect(LONGEST_ARCHIVE_WINDOW_MS).toBe(((MAX_ARCHIVE_DAYS + 1) * 86_400 + 300) * 1000);
     expect(check).not.toThrow();
   });
 
@@ -39,7 +39,7 @@ describe('Function: checkArchiveWindow', () => {
     // Assess
     expect(check).toThrow(
       new UsageError(
-        `a window of ${MAX_ARCHIVE_DAYS + 1} days is longer than any archive keeps: at most ${MAX_ARCHIVE_DAYS} days (the most archiveDays allows) plus Firehose's 5-minute buffer`,
+        `a window of ${MAX_ARCHIVE_DAYS + 2} days is longer than any archive keeps: at most ${MAX_ARCHIVE_DAYS + 1} days (the most archiveDays allows, and a day for S3's expiry) plus Firehose's 5-minute buffer`,
       ),
     );
   });
@@ -97,7 +97,7 @@ describe('Function: windowKeyRange', () => {
     // Assess
     expect(range).toEqual({
       startAfter: 'deliveries/2025/12/31/23/',
-      endBefore: 'deliveries/2036/01/02/01/',
+      endBefore: 'deliveries/2036/01/03/01/',
     });
   });
 
