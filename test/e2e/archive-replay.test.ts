@@ -135,6 +135,12 @@ describe('npm run replay against the local run', () => {
     return body;
   }
 
+  /** `replay --dry-run` over `from` to `to`, against the local run. */
+  const dryRun = (from: Date, to: Date) =>
+    runTool(replay, ['--from', from.toISOString(), '--to', to.toISOString(), '--dry-run'], {
+      env,
+    });
+
   /** Receives and deletes every message on the queue. */
   async function drain(): Promise<Message[]> {
     const client = sqs();
@@ -214,11 +220,7 @@ describe('npm run replay against the local run', () => {
     await drain();
 
     // Act
-    const run = await runTool(
-      replay,
-      ['--from', from.toISOString(), '--to', to.toISOString(), '--dry-run'],
-      { env },
-    );
+    const run = await dryRun(from, to);
 
     // Assess
     expect(run.status).toBe(0);
@@ -244,11 +246,7 @@ describe('npm run replay against the local run', () => {
     await drain();
 
     // Act
-    const run = await runTool(
-      replay,
-      ['--from', from.toISOString(), '--to', to.toISOString(), '--dry-run'],
-      { env },
-    );
+    const run = await dryRun(from, to);
 
     // Assess
     expect(run.status).toBe(0);

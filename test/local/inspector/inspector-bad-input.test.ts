@@ -1,8 +1,8 @@
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalReceiver } from '../../../local/local-receiver.js';
 import { startLocalReceiverInProcess } from '../../support/local-receiver.js';
+import { type RawResponse, rawRequest } from '../../support/raw-request.js';
 import { scratchDir } from '../../support/scratch-dir.js';
 
 const KEY = 'inspector-bad-input-key';
@@ -117,34 +117,16 @@ const BAD_REQUESTS: readonly (readonly [string, BadRequest])[] = [
 ];
 
 /** Sends one request; resolves with its status, content type and body. */
-function send(origin: URL, bad: BadRequest, id: string) {
+function send(origin: URL, bad: BadRequest, id: string): Promise<RawResponse> {
   const fill = (text: string) => text.replaceAll('{id}', id).replaceAll('{host}', origin.host);
   const headers = Object.fromEntries(
     Object.entries(bad.headers ?? {}).map(([name, value]) => [name, fill(value)]),
   );
-  return new Promise<{ status: number; type: string | undefined; body: string }>(
-    (resolveAnswer, reject) => {
-      const outgoing = request(
-        new URL(fill(bad.path), origin),
-        { method: bad.method, headers },
-        (response) => {
-          let body = '';
-          response.on('data', (chunk: Buffer) => {
-            body += chunk.toString();
-          });
-          response.on('end', () =>
-            resolveAnswer({
-              status: response.statusCode ?? 0,
-              type: response.headers['content-type'],
-              body,
-            }),
-          );
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(bad.body);
-    },
-  );
+  return rawRequest(new URL(fill(bad.path), origin), {
+    method: bad.method,
+    headers,
+    ...(bad.body === undefined ? {} : { body: bad.body }),
+  });
 }
 
 describe('Function: the inspector API (bad input)', () => {

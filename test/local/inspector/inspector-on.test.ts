@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import type { DeliverySummary } from '../../../local/inspector/delivery.js';
 import type { LocalReceiver } from '../../../local/local-receiver.js';
 import { bookingPayload } from '../../support/booking.js';
 import { startLocalReceiverInProcess } from '../../support/local-receiver.js';
+import { rawRequest } from '../../support/raw-request.js';
 import { scratchDir } from '../../support/scratch-dir.js';
 
 const KEY = 'inspector-on-key-3f1a9c2e';
@@ -30,27 +30,12 @@ function networkAddress(): string {
 }
 
 /** Sends one request as given (`Host` included); resolves with its status and JSON body. */
-function send(
+async function send(
   url: string,
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolveAnswer, reject) => {
-    const outgoing = request(
-      url,
-      { method: options.method ?? 'GET', headers: options.headers ?? {} },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => {
-          text += chunk.toString();
-        });
-        response.on('end', () =>
-          resolveAnswer({ status: response.statusCode ?? 0, body: JSON.parse(text) }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(options.body);
-  });
+  const answer = await rawRequest(url, options);
+  return { status: answer.status, body: JSON.parse(answer.body) };
 }
 
 describe('Function: the inspector with INSPECTOR=on and HOST=0.0.0.0', () => {
