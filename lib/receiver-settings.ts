@@ -38,10 +38,10 @@ import {
  * Default memory of the receiver function, in MB: the smallest multiple of 64 MB with half again
  * the peak memory measured (`npm run bench -- footprint`: 108-113 MB peak RSS over 3,000 queued
  * calls of the deployed bundle; 128 MB would leave 15-20 MB). Memory buys CPU on Lambda, but a
- * warm call is mostly the SendMessage round trip, the same at every size: 55 ms billed at 192 MB
- * against 34 ms at 512 MB for a measured p99 of 3.80 ms, $0.14 instead of $0.23 per million calls
- * (`npm run bench -- cost`). The price is a slower cold start: 90-121 ms of CPU at one vCPU for
- * load and first call, 0.8-1.1 s at 192 MB.
+ * warm call is mostly the SendMessage round trip, the same at every size: 50 ms billed at 192 MB
+ * against 32 ms at 512 MB for a measured p99 of 3.24 ms, $0.13 instead of $0.21 per million calls
+ * (`npm run bench -- cost`). The price is a slower cold start: 79-121 ms of CPU at one vCPU for
+ * load and first call, 0.7-1.1 s at 192 MB.
  */
 export const RECEIVER_MEMORY_MB = 192;
 
