@@ -55,6 +55,7 @@ export function createQueues(scope: Construct, settings: ReceiverSettings): Rece
     retentionPeriod: Duration.seconds(QUEUE_SETTINGS.deadLetterRetentionPeriodSeconds),
     ...settings.deadLetterQueueProps,
   });
+  warnOfShortDeadLetterRetention(scope, settings);
   (queue.node.defaultChild as sqs.CfnQueue).redrivePolicy = {
     deadLetterTargetArn: deadLetterQueue.queueArn,
     maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount,
@@ -88,6 +89,31 @@ function deadLetterEncryption(
     ...(queueKey === undefined ? {} : { encryptionMasterKey: queueKey }),
     ...(dataKeyReuse === undefined ? {} : { dataKeyReuse }),
   };
+}
+
+/** The id of the synth warning about a dead-letter queue that keeps messages no longer than the queue. */
+export const SHORT_DEAD_LETTER_RETENTION_WARNING =
+  'service-webhook-receiver:deadLetterRetentionNotLonger';
+
+/**
+ * Warns at synth when the dead-letter queue keeps messages no longer than the queue does: a
+ * standard queue's message keeps its first enqueue time when it moves, so such a dead letter can
+ * expire soon after it lands, before anyone redrives it. A warning, not a refusal: SQS keeps a
+ * message 14 days at most, so a queue kept 14 days cannot have a longer dead-letter queue.
+ */
+function warnOfShortDeadLetterRetention(scope: Construct, settings: ReceiverSettings): void {
+  const seconds = (given: Duration | undefined, fallback: number): number | undefined =>
+    given === undefined ? fallback : given.isUnresolved() ? undefined : given.toSeconds();
+  const queue = seconds(settings.queueProps.retentionPeriod, QUEUE_SETTINGS.retentionPeriodSeconds);
+  const deadLetters = seconds(
+    settings.deadLetterQueueProps.retentionPeriod,
+    QUEUE_SETTINGS.deadLetterRetentionPeriodSeconds,
+  );
+  if (queue === undefined || deadLetters === undefined || deadLetters > queue) return;
+  Annotations.of(scope).addWarningV2(
+    SHORT_DEAD_LETTER_RETENTION_WARNING,
+    `The dead-letter queue keeps messages ${deadLetters} s, no longer than the queue (${queue} s): a message keeps its first enqueue time when it moves, so a dead letter may expire soon after it lands, before a redrive. Keep the queue's retentionPeriod (queueProps) shorter than the dead-letter queue's (deadLetterQueueProps), 14 days at most.`,
+  );
 }
 
 /** The id of the synth warning about an imported `existingQueue` without its KMS key. */

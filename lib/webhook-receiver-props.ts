@@ -182,7 +182,8 @@ export interface WebhookReceiverProps {
    * longer than the queue did). The dead-letter queue is encrypted as the queue is: a customer
    * managed key of `queueProps` (given, or the one CDK creates for `encryption: KMS`) encrypts
    * both, unless `encryption` or `encryptionMasterKey` here chooses otherwise. Not with
-   * `existingQueue`; a `fifo` other than the `fifo` prop's is refused, as in `queueProps`.
+   * `existingQueue`; a `fifo` other than the `fifo` prop's is refused, as in `queueProps`, and
+   * synth warns when this queue would keep messages no longer than the queue does.
    * @default - the construct's: those of the queue, its encryption included, with 14 days'
    *   retention
    */

@@ -359,6 +359,28 @@ describe('Class: WebhookReceiver', () => {
       }
     });
 
+    it('warns when the dead-letter queue would keep messages no longer than the queue, whose enqueue time they keep', () => {
+      // Act
+      const warningsOf = (props: Partial<WebhookReceiverProps>) =>
+        Annotations.fromStack(synthesize(() => props).stack).findWarning(
+          '*',
+          Match.stringLikeRegexp('dead letter may expire'),
+        );
+
+      // Assess
+      expect(warningsOf({ queueProps: { retentionPeriod: Duration.days(14) } })).toHaveLength(1);
+      expect(
+        warningsOf({ deadLetterQueueProps: { retentionPeriod: Duration.days(10) } }),
+      ).toHaveLength(1);
+      expect(warningsOf({ queueProps: { retentionPeriod: Duration.days(13) } })).toEqual([]);
+      expect(
+        Annotations.fromStack(standard.stack).findWarning(
+          '*',
+          Match.stringLikeRegexp('dead letter'),
+        ),
+      ).toEqual([]);
+    });
+
     it('moves a message to the dead-letter queue after 5 receives', () => {
       // Prepare
       const { template, receiver, id } = standard;
