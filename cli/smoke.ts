@@ -14,6 +14,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   type SQSClient,
@@ -63,7 +64,8 @@ const USAGE = `Usage: npm run smoke -- [--stack NAME] [--endpoint NAME] [--timeo
 Sends one signed booking to a deployed receiver and waits until it is seen: in the example
 consumer's log group when the stack deploys the consumer (output ${STACK_OUTPUTS.consumerLogGroupName}), else in
 the queue (output ${STACK_OUTPUTS.queueUrl}), where only the smoke booking is deleted and every other message is
-made visible again as soon as the smoke ends. Prints one line per step and ends with
+made visible again as soon as the smoke ends. A queue where other messages already wait is refused
+before anything is sent: waiting would receive each of them once more, towards the dead-letter queue. Prints one line per step and ends with
 "smoke ok: 200 in <ms> ms, queued, seen by <queue|consumer> after <ms> ms".
 
   --stack NAME        the deployed stack whose outputs are read (default ${DEFAULT_STACK_NAME})
@@ -142,6 +144,7 @@ async function smoke(options: SmokeOptions, io: ToolIo, stop: AbortSignal): Prom
   io.out(`receiver: ${urlWithoutPassword(target.url)}`);
   io.out(`key: AWSCURRENT of ${target.secretId}`);
   io.out(`waiting in: ${describeWatch(target.watch)}`);
+  if (target.watch.kind === 'queue') await refuseBusyQueue(target.watch.queueUrl, io);
   const { key } = await readSecretIdKey(target.secretId, io);
 
   const bookingId = smokeBookingId();
@@ -431,6 +434,45 @@ async function waitInQueue(
   } finally {
     await release(queue, held, io);
     queue.client.destroy();
+  }
+}
+
+/**
+ * Refuses, before anything is sent, to wait in a queue where other messages wait or are being
+ * processed: the wait receives every message ahead of the smoke booking, and each receive counts
+ * towards the queue's `maxReceiveCount` (5 moves a message to the dead-letter queue), so smoke
+ * runs against a backlog would dead-letter genuine bookings. Needs `sqs:GetQueueAttributes`.
+ *
+ * @throws {SmokeFailedError} naming how many messages wait
+ */
+async function refuseBusyQueue(queueUrl: string, io: ToolIo): Promise<void> {
+  const client = sqsClientFor(queueUrl, io.env);
+  try {
+    const { Attributes = {} } = await withTimeout(
+      `Could not read the attributes of ${urlWithoutPassword(queueUrl)}`,
+      io.networkTimeoutMs,
+      (abortSignal) =>
+        client.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: queueUrl,
+            AttributeNames: [
+              'ApproximateNumberOfMessages',
+              'ApproximateNumberOfMessagesNotVisible',
+            ],
+          }),
+          { abortSignal },
+        ),
+    );
+    const waiting =
+      Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+      Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+    if (waiting > 0) {
+      throw new SmokeFailedError(
+        `smoke failed: ${waiting} other message(s) wait in ${urlWithoutPassword(queueUrl)}, and waiting there would receive each of them once more (5 receives move a message to the dead-letter queue); nothing was sent: consume them first, or wait in a log group with --log-group`,
+      );
+    }
+  } finally {
+    client.destroy();
   }
 }
 

@@ -2,10 +2,12 @@ import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
@@ -102,25 +104,20 @@ describe('npm run smoke against the local run (webhook, embedded SQS, local Secr
     });
   }
 
-  it('reports the round trip through the queue, deletes only its own message and gives the others back at once', async () => {
-    // Prepare
-    const sqs = sqsClientFor(queueUrl);
-    const others = ['{"other":1}', '{"other":2}', '{"other":3}'];
-    for (const body of others) {
-      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
-    }
+  const queueArgs = () => [
+    '--url',
+    webhookUrl,
+    '--secret-id',
+    SECRET_ID,
+    '--queue-url',
+    queueUrl,
+    '--timeout',
+    '10',
+  ];
 
+  it('reports the round trip through the queue and deletes its own message', async () => {
     // Act
-    const result = await run([
-      '--url',
-      webhookUrl,
-      '--secret-id',
-      SECRET_ID,
-      '--queue-url',
-      queueUrl,
-      '--timeout',
-      '10',
-    ]);
+    const result = await run(queueArgs());
 
     // Assess
     expect(result.err).toEqual([]);
@@ -133,13 +130,49 @@ describe('npm run smoke against the local run (webhook, embedded SQS, local Secr
         /^POST booking \d{17} \(event_booked\) -> 200 \{"status":"queued"\} in \d+ ms$/,
       ),
       expect.stringMatching(/^seen in queue: message \S+, deleted$/),
-      expect.stringMatching(/^released [0-3] other message\(s\), visible again in /),
       expect.stringMatching(OK_LINE),
     ]);
     expect(result.out.at(-1)).toContain('seen by queue');
-    const left = await receiveAndDeleteAll(queueUrl);
+    expect(await receiveAndDeleteAll(queueUrl)).toEqual([]);
+  });
+
+  it('refuses a queue where other messages wait, sending nothing and receiving none of them', async () => {
+    // Prepare: three receives each, as if by earlier smoke runs, would bring them close to the
+    // dead-letter queue (maxReceiveCount 5)
+    const sqs = sqsClientFor(queueUrl);
+    const others = ['{"other":1}', '{"other":2}', '{"other":3}'];
+    for (const body of others) {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    }
+
+    // Act
+    const result = await run(queueArgs());
+
+    // Assess
+    expect(result.status).toBe(1);
+    expect(result.err).toEqual([
+      expect.stringMatching(
+        /^smoke failed: 3 other message\(s\) wait in .+ nothing was sent: consume them first, or wait in a log group with --log-group$/,
+      ),
+    ]);
+    expect(result.out.some((line) => line.startsWith('POST'))).toBe(false);
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        AttributeNames: ['All'],
+      }),
+    );
+    expect(Messages.map((message) => message.Attributes?.ApproximateReceiveCount)).toEqual([
+      '1',
+      '1',
+      '1',
+    ]);
+    for (const { ReceiptHandle } of Messages) {
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle }));
+    }
     sqs.destroy();
-    expect(left.map((message) => message.Body).sort()).toEqual(others);
+    expect(new Set(Messages.map((message) => message.Body))).toEqual(new Set(others));
   });
 
   it("reads the stack's outputs and waits in the queue when the stack has no consumer", async () => {
@@ -346,23 +379,25 @@ describe('npm run smoke against the local run (webhook, embedded SQS, local Secr
     // and no consumer writes the log.
     logs.createLogGroup(LOG_GROUP);
     const args = watch.map((arg) => (arg === 'DLQ' ? dlqUrl : arg));
+    const watchesQueue = watch[0] === '--queue-url';
     const sqs = sqsClientFor(dlqUrl);
-    for (const body of ['{"dead":1}', '{"dead":2}']) {
-      await sqs.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: body }));
-    }
-    sqs.destroy();
+    const putOthers = async () => {
+      for (const body of ['{"dead":1}', '{"dead":2}']) {
+        await sqs.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: body }));
+      }
+    };
+    // A queue holding messages is refused before the POST: these arrive while the smoke waits.
+    if (!watchesQueue) await putOthers();
     const startedAt = Date.now();
 
     // Act
-    const result = await run([
-      '--url',
-      webhookUrl,
-      '--secret-id',
-      SECRET_ID,
-      ...args,
-      '--timeout',
-      '2',
-    ]);
+    const running = run(['--url', webhookUrl, '--secret-id', SECRET_ID, ...args, '--timeout', '2']);
+    if (watchesQueue) {
+      await untilQueued(queueUrl);
+      await putOthers();
+    }
+    const result = await running;
+    sqs.destroy();
 
     // Assess
     expect(result.status).toBe(1);
@@ -381,8 +416,9 @@ describe('npm run smoke against the local run (webhook, embedded SQS, local Secr
     expect(dead.map((message) => message.Body).sort()).toEqual(['{"dead":1}', '{"dead":2}']);
     for (const message of dead) {
       const receives = Number(message.Attributes?.ApproximateReceiveCount);
-      expect(receives).toBe(watch[0] === '--queue-url' ? 3 : 1);
+      expect(receives).toBe(watchesQueue ? 3 : 1);
     }
+    await receiveAndDeleteAll(queueUrl);
   });
 
   it('exits 3 when the secret holds no usable key, sending nothing', async () => {
@@ -496,4 +532,23 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Resolves once a message is in `queueUrl` (the smoke booking the receiver queued). */
+async function untilQueued(queueUrl: string): Promise<void> {
+  const sqs = sqsClientFor(queueUrl);
+  try {
+    for (;;) {
+      const { Attributes = {} } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: queueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages'],
+        }),
+      );
+      if (Number(Attributes.ApproximateNumberOfMessages) > 0) return;
+      await sleep(20);
+    }
+  } finally {
+    sqs.destroy();
+  }
 }
