@@ -15,7 +15,7 @@ import {
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { EXIT_STATUS, EXIT_STATUS_USAGE, ToolError } from '../devkit/exit-status.js';
+import { EXIT_STATUS, EXIT_STATUS_USAGE, NoKeyError, ToolError } from '../devkit/exit-status.js';
 import { NETWORK_TIMEOUT_MS } from '../devkit/network.js';
 import { SECRET_JSON_FIELD_VARIABLE } from '../devkit/signing-key.js';
 import { awsStep, lookupEndpointSecretArn, readStackOutputs } from '../devkit/stack-outputs.js';
@@ -49,11 +49,13 @@ Changes which signing key the deployed receiver accepts, then prints every versi
                        more endpoints than outputs; the other endpoints' keys are left alone
   --stack-name NAME    the stack to read that output from (default ${DEFAULT_STACK_NAME})
   --put KEYFILE        store the key as the new AWSCURRENT; the old key becomes AWSPREVIOUS and
-                       keeps working for PREVIOUS_KEY_GRACE_SECONDS (default 24 h)
+                       keeps working for PREVIOUS_KEY_GRACE_SECONDS (default 24 h); a key staged
+                       before (AWSPENDING) is no longer accepted
   --stage KEYFILE      store the key as AWSPENDING: accepted alongside the current key, for a
                        switch-over before the sender starts using it
   --promote            make the AWSPENDING key AWSCURRENT (the old one becomes AWSPREVIOUS)
-  --revoke-previous    stop accepting the AWSPREVIOUS key now instead of after the grace period
+  --revoke-previous    stop accepting every key but AWSCURRENT now: the AWSPREVIOUS key, instead
+                       of after the grace period, and a staged AWSPENDING key
   --help               show this help
 
 KEYFILE is a file holding the key, or - to read it from stdin; surrounding whitespace is
@@ -106,13 +108,14 @@ interface SecretCall {
 /**
  * Applies one action and returns a sentence saying what changed:
  * - `put`: a new version becomes AWSCURRENT; Secrets Manager moves AWSPREVIOUS to the old one, which
- *   the receiver keeps accepting for `PREVIOUS_KEY_GRACE_SECONDS`.
+ *   the receiver keeps accepting for `PREVIOUS_KEY_GRACE_SECONDS`; a key staged before is unstaged
+ *   (AWSPENDING removed), as the put replaces the rotation it was for.
  * - `stage`: a new version labelled AWSPENDING only, so the receiver accepts it before the sender
  *   switches, while AWSCURRENT stays as it is.
  * - `promote`: moves AWSCURRENT to the AWSPENDING version (AWSPREVIOUS follows to the old one),
  *   then removes AWSPENDING from it. In that order, so the new key is labelled at every moment.
- * - `revoke-previous`: removes AWSPREVIOUS, so the old key stops working at the receiver's next
- *   key refresh instead of after the grace period.
+ * - `revoke-previous`: removes AWSPREVIOUS, and AWSPENDING from a staged key, so only the current
+ *   key works from the receiver's next key refresh instead of after the grace period.
  *
  * `put` and `stage` keep the secret's shape: when the AWSCURRENT value is a JSON object, the new
  * version is that object with the key replaced in the field the receiver reads.
@@ -137,7 +140,10 @@ export async function applyRotation(
         new PutSecretValueCommand({ SecretId: secretId, SecretString: secretString }),
         { abortSignal },
       );
-      return `Stored the new key as version ${put.VersionId} (${AWSCURRENT}); the replaced key is ${AWSPREVIOUS} and keeps working for PREVIOUS_KEY_GRACE_SECONDS.`;
+      // A key staged before stays accepted as long as it is AWSPENDING: a put replaces the
+      // rotation it was for (after a leak, say), so it goes too.
+      const unstaged = await removeStage(call, AWSPENDING);
+      return `Stored the new key as version ${put.VersionId} (${AWSCURRENT}); the replaced key is ${AWSPREVIOUS} and keeps working for PREVIOUS_KEY_GRACE_SECONDS.${unstaged === undefined ? '' : ` Removed ${AWSPENDING} from version ${unstaged}: the key staged there is no longer accepted.`}`;
     }
     case 'stage': {
       const secretString = await shapedValue(call, action.key, jsonField);
@@ -217,19 +223,42 @@ async function promote({ client, secretId, abortSignal }: SecretCall): Promise<s
   return `Promoted version ${pending.versionId} to ${AWSCURRENT}; the replaced key is ${AWSPREVIOUS} and keeps working for PREVIOUS_KEY_GRACE_SECONDS.`;
 }
 
-async function revokePrevious({ client, secretId, abortSignal }: SecretCall): Promise<string> {
+async function revokePrevious(call: SecretCall): Promise<string> {
+  const previous = await removeStage(call, AWSPREVIOUS);
+  // A staged key is accepted too: revoking leaves only the current key working.
+  const pending = await removeStage(call, AWSPENDING);
+  const removed = [
+    ...(previous === undefined ? [] : [`${AWSPREVIOUS} from version ${previous}`]),
+    ...(pending === undefined ? [] : [`${AWSPENDING} from version ${pending}`]),
+  ];
+  if (removed.length === 0) {
+    return `${call.secretId} has no ${AWSPREVIOUS} or ${AWSPENDING} version: nothing to revoke.`;
+  }
+  return `Removed ${removed.join(' and ')}: the receiver stops accepting ${removed.length === 1 ? 'that key' : 'those keys'} at its next key refresh (SECRET_CACHE_SECONDS, sooner after a mismatch).`;
+}
+
+/**
+ * Removes `stage` from the version holding it, unless that version is also AWSCURRENT (whose key
+ * stays accepted anyway); the version's id, or `undefined` when there was nothing to remove.
+ */
+async function removeStage(
+  { client, secretId, abortSignal }: SecretCall,
+  stage: typeof AWSPREVIOUS | typeof AWSPENDING,
+): Promise<string | undefined> {
   const versions = await listSecretVersions(client, secretId, abortSignal);
-  const previous = versions.find((version) => version.stages.includes(AWSPREVIOUS));
-  if (!previous) return `${secretId} has no ${AWSPREVIOUS} version: nothing to revoke.`;
+  const holder = versions.find(
+    (version) => version.stages.includes(stage) && !version.stages.includes(AWSCURRENT),
+  );
+  if (holder === undefined) return undefined;
   await client.send(
     new UpdateSecretVersionStageCommand({
       SecretId: secretId,
-      VersionStage: AWSPREVIOUS,
-      RemoveFromVersionId: previous.versionId,
+      VersionStage: stage,
+      RemoveFromVersionId: holder.versionId,
     }),
     { abortSignal },
   );
-  return `Removed ${AWSPREVIOUS} from version ${previous.versionId}: the receiver stops accepting that key at its next key refresh (SECRET_CACHE_SECONDS, sooner after a mismatch).`;
+  return holder.versionId;
 }
 
 /**
@@ -427,12 +456,12 @@ async function readKey(keyFile: string, io: ToolIo): Promise<string> {
     content =
       keyFile === '-' ? await text(io.stdin) : await readFile(resolve(io.cwd, keyFile), 'utf8');
   } catch (error) {
-    throw new UsageError(
+    throw new NoKeyError(
       `cannot read the key file (${(error as NodeJS.ErrnoException).code ?? 'error'}): give a path to a file holding the key, or - for stdin`,
     );
   }
   const key = content.trim();
-  if (key === '') throw new UsageError('the key file is empty');
+  if (key === '') throw new NoKeyError('the key file is empty');
   return key;
 }
 

@@ -141,6 +141,39 @@ describe('Function: applyRotation', () => {
     expect(stagesOf()).toEqual({ 'version-2': ['AWSCURRENT'] });
   });
 
+  it('leaves only a put key accepted after a leak: put unstages a staged key, and revoking drops the previous one', async () => {
+    // Prepare: a key staged for a switch-over that leaked with the current one
+    secret.put('current-key');
+    await applyRotation(client(), SECRET_ID, { kind: 'stage', key: 'staged-key' });
+
+    // Act
+    const put = await applyRotation(client(), SECRET_ID, { kind: 'put', key: 'new-key' });
+    const afterPut = stagesOf();
+    const revoked = await applyRotation(client(), SECRET_ID, { kind: 'revoke-previous' });
+
+    // Assess
+    expect(afterPut).toEqual({ 'version-1': ['AWSPREVIOUS'], 'version-3': ['AWSCURRENT'] });
+    expect(put).toContain('Removed AWSPENDING from version version-2');
+    expect(stagesOf()).toEqual({ 'version-3': ['AWSCURRENT'] });
+    expect(revoked).toContain('Removed AWSPREVIOUS from version version-1');
+  });
+
+  it('revokes a staged key along with the previous one', async () => {
+    // Prepare
+    secret.put('old-key');
+    secret.put('current-key');
+    await applyRotation(client(), SECRET_ID, { kind: 'stage', key: 'staged-key' });
+
+    // Act
+    const summary = await applyRotation(client(), SECRET_ID, { kind: 'revoke-previous' });
+
+    // Assess
+    expect(stagesOf()).toEqual({ 'version-2': ['AWSCURRENT'] });
+    expect(summary).toBe(
+      'Removed AWSPREVIOUS from version version-1 and AWSPENDING from version version-3: the receiver stops accepting those keys at its next key refresh (SECRET_CACHE_SECONDS, sooner after a mismatch).',
+    );
+  });
+
   it('changes nothing and says so when there is no previous key to revoke', async () => {
     // Prepare
     secret.put('only-key');
@@ -329,8 +362,8 @@ describe('Function: main (rotate-secret)', () => {
     // Act
     const result = await rotate(['--secret-id', SECRET_ID, '--put', 'sk_live_pasted_key']);
 
-    // Assess
-    expect(result.status).toBe(2);
+    // Assess: 3, no key, as sign and verify answer a key file they cannot read
+    expect(result.status).toBe(3);
     expect(result.err.join('\n')).not.toContain('sk_live_pasted_key');
     expect(result.err).toEqual([expect.stringContaining('cannot read the key file (ENOENT)')]);
     expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
@@ -527,7 +560,7 @@ describe('Function: main (rotate-secret)', () => {
     expect(result.err).toEqual([expect.stringContaining(message)]);
   });
 
-  it('exits 2 when the key file is blank', async () => {
+  it('exits 3 (no key) when the key file is blank', async () => {
     // Prepare
     await writeFile(join(dir, 'blank.key'), ' \n');
 
@@ -535,7 +568,7 @@ describe('Function: main (rotate-secret)', () => {
     const result = await rotate(['--secret-id', SECRET_ID, '--put', 'blank.key']);
 
     // Assess
-    expect(result.status).toBe(2);
+    expect(result.status).toBe(3);
     expect(result.err).toEqual([expect.stringContaining('the key file is empty')]);
   });
 
