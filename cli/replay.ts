@@ -52,7 +52,7 @@ import {
   type TimeWindow,
 } from './lib/archive-reader.js';
 
-/** Hour prefixes listed, objects read or deliveries sent between two progress lines. */
+/** Archive objects read or deliveries sent between two progress lines. */
 const PROGRESS_EVERY = 100;
 
 const USAGE = `Usage: npm run replay -- --from <ISO-8601> --to <ISO-8601> [--endpoint <name>] [--stack <name>] [--dry-run]
@@ -73,8 +73,8 @@ the bookings it already applied. Ignored and rejected calls are archived but nev
   --help            show this help
 
 Prints progress on stderr after each page of the archive listing (1,000 objects) and every
-${PROGRESS_EVERY} objects read and deliveries sent, and ends with "replayed <n> of <m> deliveries"; nothing more is sent after a failed send. Bodies
-are personal data: they are never printed.
+${PROGRESS_EVERY} objects read and deliveries sent, and ends with "replayed <n> of <m> deliveries";
+nothing more is sent after a failed send. Bodies are personal data: they are never printed.
 
 ${EXIT_STATUS_USAGE}`;
 

@@ -65,7 +65,8 @@ Sends one signed booking to a deployed receiver and waits until it is seen: in t
 consumer's log group when the stack deploys the consumer (output ${STACK_OUTPUTS.consumerLogGroupName}), else in
 the queue (output ${STACK_OUTPUTS.queueUrl}), where only the smoke booking is deleted and every other message is
 made visible again as soon as the smoke ends. A queue where other messages already wait is refused
-before anything is sent: waiting would receive each of them once more, towards the dead-letter queue. Prints one line per step and ends with
+before anything is sent: waiting would receive each of them once more, towards the dead-letter
+queue. Prints one line per step and ends with
 "smoke ok: 200 in <ms> ms, queued, seen by <queue|consumer> after <ms> ms".
 
   --stack NAME        the deployed stack whose outputs are read (default ${DEFAULT_STACK_NAME})

@@ -330,8 +330,8 @@ function pageListingsWithoutDes(s3rver: S3rver): void {
       result.NextContinuationToken = Buffer.from(lastKey, 'utf8').toString('base64url');
     }
   };
-  // After the logger and the XML encoder, before the router that calls the listing.
-  s3rver.middleware.splice(2, 0, pageListing);
+  // Last but the router, which calls the listing: inside the XML encoder, which runs first.
+  s3rver.middleware.splice(-1, 0, pageListing);
 }
 
 // The sub-resources whose PUT documents s3rver parses whole; every other PUT is an object's data.

@@ -37,9 +37,10 @@ export class MessageTracker {
         return;
       case 'received': {
         this.#messageByReceipt.set(activity.receiptHandle, activity.messageId);
-        const oldest = this.#messageByReceipt.keys().next().value;
-        if (this.#messageByReceipt.size > MAX_TRACKED_RECEIPTS && oldest !== undefined) {
-          this.#messageByReceipt.delete(oldest);
+        if (this.#messageByReceipt.size > MAX_TRACKED_RECEIPTS) {
+          // A Map iterates in insertion order: its first key is the oldest receipt.
+          const [oldest] = this.#messageByReceipt.keys();
+          if (oldest !== undefined) this.#messageByReceipt.delete(oldest);
         }
         this.#change(activity.messageId, (message) => ({
           ...message,
