@@ -68,6 +68,20 @@ async function fillDeadLetters(client: SQSClient, queueUrl: string, count: numbe
       }),
     );
   }
+  // The embedded server counts a message just sent as delayed until a 0 ms timer has run, and
+  // both the dry run's count and a move task's total read the visible count only: wait for it,
+  // as a dead-letter queue holds its messages long before anyone redrives them.
+  await expect.poll(() => visibleCount(client, queueUrl)).toBe(count);
+}
+
+async function visibleCount(client: SQSClient, queueUrl: string): Promise<number> {
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages'],
+    }),
+  );
+  return Number(Attributes?.ApproximateNumberOfMessages);
 }
 
 /** Collects the lines a redrive writes. */
