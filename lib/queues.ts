@@ -73,15 +73,17 @@ export function createQueues(scope: Construct, settings: ReceiverSettings): Rece
  * The queue's encryption, key included, for its dead-letter queue: a dead letter is a booking
  * too (personal data), so a customer managed key chosen in `queueProps` must not give way to
  * SQS-managed keys when a message fails. One key, where CDK made one for the queue, so that whoever
- * may read the queue's messages may read the dead letters with the same grant. Nothing when
- * `deadLetterQueueProps` chooses an encryption or a key of its own: then it decides alone.
+ * may read the queue's messages may read the dead letters with the same grant. When
+ * `deadLetterQueueProps` chooses an encryption of its own it decides alone; a key it gives
+ * without one says KMS by itself, as in `queueProps`.
  */
 function deadLetterEncryption(
   queue: sqs.Queue,
   settings: ReceiverSettings,
 ): Pick<sqs.QueueProps, 'encryption' | 'encryptionMasterKey' | 'dataKeyReuse'> {
   const { encryption, encryptionMasterKey } = settings.deadLetterQueueProps;
-  if (encryption !== undefined || encryptionMasterKey !== undefined) return {};
+  if (encryption !== undefined) return {};
+  if (encryptionMasterKey !== undefined) return { encryption: sqs.QueueEncryption.KMS };
   const { encryptionType, encryptionMasterKey: queueKey } = queue;
   const { dataKeyReuse } = settings.queueProps;
   return {

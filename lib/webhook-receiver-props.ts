@@ -181,7 +181,8 @@ export interface WebhookReceiverProps {
    * retention: a moved message keeps its first enqueue time, so the dead-letter queue must keep it
    * longer than the queue did). The dead-letter queue is encrypted as the queue is: a customer
    * managed key of `queueProps` (given, or the one CDK creates for `encryption: KMS`) encrypts
-   * both, unless `encryption` or `encryptionMasterKey` here chooses otherwise. Not with
+   * both, unless `encryption` or `encryptionMasterKey` here chooses otherwise (a key given
+   * without `encryption` means KMS, as in `queueProps`). Not with
    * `existingQueue`; a `fifo` other than the `fifo` prop's is refused, as in `queueProps`, and
    * synth warns when this queue would keep messages no longer than the queue does.
    * @default - the construct's: those of the queue, its encryption included, with 14 days'

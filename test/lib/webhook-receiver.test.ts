@@ -359,6 +359,20 @@ describe('Class: WebhookReceiver', () => {
       }
     });
 
+    it('encrypts the dead-letter queue alone with a key deadLetterQueueProps gives without naming the encryption', () => {
+      // Act
+      const { resource, receiver } = synthesize((stack) => ({
+        deadLetterQueueProps: {
+          encryptionMasterKey: Key.fromKeyArn(stack, 'DeadLetterKey', EXISTING_KEY_ARN),
+        },
+      }));
+
+      // Assess
+      expect(resource(receiver.deadLetterQueue).Properties.KmsMasterKeyId).toBe(EXISTING_KEY_ARN);
+      expect(resource(receiver.deadLetterQueue).Properties.SqsManagedSseEnabled).toBeUndefined();
+      expect(resource(receiver.queue).Properties).toMatchObject({ SqsManagedSseEnabled: true });
+    });
+
     it('warns when the dead-letter queue would keep messages no longer than the queue, whose enqueue time they keep', () => {
       // Act
       const warningsOf = (props: Partial<WebhookReceiverProps>) =>
