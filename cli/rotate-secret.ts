@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { EXIT_STATUS, EXIT_STATUS_USAGE, NoKeyError, ToolError } from '../devkit/exit-status.js';
 import { NETWORK_TIMEOUT_MS } from '../devkit/network.js';
-import { SECRET_JSON_FIELD_VARIABLE } from '../devkit/signing-key.js';
+import { keyFromFileText, SECRET_JSON_FIELD_VARIABLE } from '../devkit/signing-key.js';
 import { awsStep, lookupEndpointSecretArn, readStackOutputs } from '../devkit/stack-outputs.js';
 import {
   isEntryPoint,
@@ -447,7 +447,7 @@ function targetOf(values: {
 }
 
 /**
- * The key in `keyFile` (`-` = stdin), trimmed. The path is never echoed in errors: a user who
+ * The key in `keyFile` (`-` = stdin), trimmed ({@link keyFromFileText}). The path is never echoed in errors: a user who
  * typed the key itself in its place should not see it printed back.
  */
 async function readKey(keyFile: string, io: ToolIo): Promise<string> {
@@ -460,9 +460,7 @@ async function readKey(keyFile: string, io: ToolIo): Promise<string> {
       `cannot read the key file (${(error as NodeJS.ErrnoException).code ?? 'error'}): give a path to a file holding the key, or - for stdin`,
     );
   }
-  const key = content.trim();
-  if (key === '') throw new NoKeyError('the key file is empty');
-  return key;
+  return keyFromFileText(content, keyFile === '-' ? 'stdin' : 'the key file');
 }
 
 if (isEntryPoint(import.meta.url))

@@ -43,31 +43,58 @@ export async function readSigningKey(
   secretFile: string | undefined,
   io: Pick<ToolIo, 'env' | 'cwd'>,
 ): Promise<SigningKey> {
-  let raw: string;
-  let source: string;
   if (secretFile === undefined) {
-    const fromEnv = io.env[LOCAL_KEY_VARIABLE];
-    if (fromEnv === undefined) {
+    const raw = io.env[LOCAL_KEY_VARIABLE];
+    if (raw === undefined) {
       throw new NoKeyError(
         `no key: set ${LOCAL_KEY_VARIABLE} or pass --secret-file PATH (a key is never taken as an argument)`,
       );
     }
-    raw = fromEnv;
-    source = LOCAL_KEY_VARIABLE;
-  } else {
-    try {
-      raw = await readFile(resolve(io.cwd, secretFile), 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new NoKeyError(
-        `cannot read the --secret-file (${code}): give the path of a file holding the key`,
-      );
-    }
-    source = '--secret-file';
+    return { key: trimmedKey(raw, LOCAL_KEY_VARIABLE), raw, source: LOCAL_KEY_VARIABLE };
   }
-  const key = raw.trim();
+  let raw: string;
+  try {
+    raw = await readFile(resolve(io.cwd, secretFile), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new NoKeyError(
+      `cannot read the --secret-file (${code}): give the path of a file holding the key`,
+    );
+  }
+  return { key: keyFromFileText(raw, '--secret-file'), raw, source: '--secret-file' };
+}
+
+/** A key's text with surrounding whitespace removed. @throws {NoKeyError} when nothing is left */
+function trimmedKey(text: string, source: string): string {
+  const key = text.trim();
   if (key === '') throw new NoKeyError(`the key in ${source} is empty`);
-  return { key, raw, source };
+  return key;
+}
+
+/** A line of a `.env` file setting a key variable (`WEBHOOK_SECRET=…`, `WEBHOOK_SECRET_EU=…`). */
+const KEY_VARIABLE_LINE = new RegExp(`^(export\\s+)?${LOCAL_KEY_VARIABLE}[A-Z0-9_]*\\s*=`);
+
+/**
+ * The key a key file holds: its text trimmed (keys pasted into files usually end with a newline).
+ * Refuses a file that holds more than a key, which would otherwise be signed with, or stored by
+ * `rotate-secret --put` so that the receiver refuses every genuine call: several lines, or one
+ * `.env` line (`WEBHOOK_SECRET=…`). Nothing of the text is echoed.
+ *
+ * @param text - the file's text
+ * @param source - how messages name the file
+ * @throws {NoKeyError} when the file holds no key, or more than a key
+ */
+export function keyFromFileText(text: string, source: string): string {
+  const key = trimmedKey(text, source);
+  if (KEY_VARIABLE_LINE.test(key)) {
+    throw new NoKeyError(
+      `${source} holds a ${LOCAL_KEY_VARIABLE}=… line, not a key alone: set ${LOCAL_KEY_VARIABLE} from that file, or put only the key in it`,
+    );
+  }
+  if (/[\r\n]/.test(key)) {
+    throw new NoKeyError(`${source} holds several lines; a key file holds the key alone`);
+  }
+  return key;
 }
 
 /**

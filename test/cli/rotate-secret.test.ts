@@ -369,6 +369,27 @@ describe('Function: main (rotate-secret)', () => {
     expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
   });
 
+  it.each([
+    ['a .env line', 'WEBHOOK_SECRET=k7Qe2mZ9xV4pL8sN\n', 'holds a WEBHOOK_SECRET=… line'],
+    ['several lines', 'k7Qe2mZ9xV4pL8sN\nsecond-line\n', 'holds several lines'],
+  ])(
+    'exits 3 (no key) for a key file holding %s, storing nothing the receiver would verify with',
+    async (_, content, message) => {
+      // Prepare
+      secret.put('old-key');
+      await writeFile(join(dir, 'leaked.env'), content);
+
+      // Act
+      const result = await rotate(['--secret-id', SECRET_ID, '--put', 'leaked.env']);
+
+      // Assess
+      expect(result.status).toBe(3);
+      expect(result.err).toEqual([expect.stringContaining(message)]);
+      expect(result.err.join('\n')).not.toContain('k7Qe2m');
+      expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+    },
+  );
+
   describe('--endpoint', () => {
     const cloudFormation = mockClient(CloudFormationClient);
     const EU_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:webhook-eu-AbCdEf';

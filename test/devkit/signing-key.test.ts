@@ -11,6 +11,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'signing-key-'));
   await writeFile(join(dir, 'key.txt'), '  file-key\n');
   await writeFile(join(dir, 'blank.txt'), ' \n');
+  await writeFile(join(dir, 'dotenv.txt'), 'WEBHOOK_SECRET=k7Qe2mZ9xV4pL8sN\n');
+  await writeFile(join(dir, 'exported.txt'), 'export WEBHOOK_SECRET_EU_WEST = k7Qe2mZ9xV4pL8sN');
+  await writeFile(join(dir, 'two-lines.txt'), 'k7Qe2mZ9xV4pL8sN\r\nsecond\n');
 });
 
 afterAll(async () => {
@@ -47,6 +50,19 @@ describe('Function: readSigningKey', () => {
     ],
     ['a blank key file', 'blank.txt', {}, /^the key in --secret-file is empty$/],
     [
+      'a .env line in the key file',
+      'dotenv.txt',
+      {},
+      /^--secret-file holds a WEBHOOK_SECRET=… line/,
+    ],
+    [
+      'an exported endpoint line',
+      'exported.txt',
+      {},
+      /^--secret-file holds a WEBHOOK_SECRET=… line/,
+    ],
+    ['a key file of several lines', 'two-lines.txt', {}, /^--secret-file holds several lines/],
+    [
       'a missing key file',
       'no-such-key',
       {},
@@ -60,6 +76,9 @@ describe('Function: readSigningKey', () => {
     await expect(reading).rejects.toThrow(NoKeyError);
     await expect(reading).rejects.toMatchObject({ exitStatus: 3 });
     await expect(reading).rejects.toThrow(message);
+    await expect(reading).rejects.toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('k7Qe2m') }),
+    );
   });
 
   it('never echoes the --secret-file value, which may be a key pasted by mistake', async () => {
