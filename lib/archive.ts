@@ -1,12 +1,14 @@
 import { Duration, Size, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { ARCHIVE_LAYOUT } from '../lambda/receiver/archive-record.js';
 import { ARCHIVE_STREAM } from '../lambda/receiver/config.js';
+import { keyUseThroughService } from './key-use.js';
 import { createLogGroup } from './log-group.js';
 import { acknowledgeNagFindings } from './nag.js';
 
@@ -24,8 +26,9 @@ export interface DeliveryArchive {
 
 /**
  * The archive of every call the receiver answers: a Firehose delivery stream (Direct PUT,
- * encrypted with an AWS owned key) buffering records into an S3 bucket that is encrypted,
- * SSL-only, closed to the public, and expires objects after `archiveDays`. Objects lie under
+ * encrypted with an AWS owned key) buffering records into an S3 bucket that is encrypted (SSE-S3,
+ * or SSE-KMS with `archiveEncryptionKey`), SSL-only, closed to the public, and expires objects
+ * after `archiveDays`. Objects lie under
  * `deliveries/yyyy/MM/dd/HH/` (UTC), so a time window is a prefix listing. The receiver may put
  * records to the stream and nothing else: it can neither read the bucket nor the stream.
  *
@@ -34,16 +37,24 @@ export interface DeliveryArchive {
  * million PUTs (`npm run bench -- cost`).
  *
  * @param scope - the construct
- * @param settings - `archiveDays`, and the retention of the stream's error log
+ * @param settings - `archiveDays`, `archiveEncryptionKey`, and the retention of the stream's error log
  * @param receiverFunction - gets `ARCHIVE_STREAM` and `firehose:PutRecord` on the stream
  */
 export function createArchive(
   scope: Construct,
-  settings: { readonly archiveDays: number; readonly logRetention: logs.RetentionDays },
+  settings: {
+    readonly archiveDays: number;
+    readonly archiveEncryptionKey: kms.IKey | undefined;
+    readonly logRetention: logs.RetentionDays;
+  },
   receiverFunction: lambda.Function,
 ): DeliveryArchive {
+  const key = settings.archiveEncryptionKey;
   const bucket = new s3.Bucket(scope, 'ArchiveBucket', {
-    encryption: s3.BucketEncryption.S3_MANAGED,
+    ...(key === undefined
+      ? { encryption: s3.BucketEncryption.S3_MANAGED }
+      : // Firehose puts objects without encryption headers, so the bucket's default decides.
+        { encryption: s3.BucketEncryption.KMS, encryptionKey: key, bucketKeyEnabled: true }),
     enforceSSL: true,
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
     objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -64,7 +75,7 @@ export function createArchive(
   const stack = Stack.of(scope);
   const hadCidrBlocks = stack.node.tryFindChild(FIREHOSE_CIDR_MAPPING) !== undefined;
   const errorLogGroup = createLogGroup(scope, 'ArchiveStreamLogs', settings.logRetention);
-  const delivery = createDeliveryRole(scope, bucket, errorLogGroup);
+  const delivery = createDeliveryRole(scope, bucket, key, errorLogGroup);
   const stream = new firehose.DeliveryStream(scope, 'ArchiveStream', {
     encryption: firehose.StreamEncryption.awsOwnedKey(),
     // Bucket declares isWebsite as `boolean | undefined`, which exactOptionalPropertyTypes does
@@ -98,12 +109,14 @@ export function createArchive(
 /**
  * The role Firehose delivers to the archive bucket with, and its one policy: the S3 permissions
  * AWS documents for an S3 destination (write objects, complete or abort multipart uploads, read
- * back what it wrote, list the bucket and its uploads) on this bucket and no other, and writing
- * its error log. No delete, no object-lock or retention change on the archived personal data.
+ * back what it wrote, list the bucket and its uploads) on this bucket and no other, the bucket's
+ * customer managed key through S3 only when it has one, and writing its error log. No delete, no
+ * object-lock or retention change on the archived personal data.
  */
 function createDeliveryRole(
   scope: Construct,
   bucket: s3.Bucket,
+  key: kms.IKey | undefined,
   errorLogGroup: logs.ILogGroup,
 ): { readonly role: iam.Role; readonly policy: iam.Policy } {
   const role = new iam.Role(scope, 'ArchiveDeliveryRole', {
@@ -125,6 +138,17 @@ function createDeliveryRole(
         actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         resources: [errorLogGroup.logGroupArn],
       }),
+      // S3 asks KMS for a data key to write an object and decrypts it to read one back or to
+      // finish a multipart upload, each time with the caller's permissions.
+      ...(key === undefined
+        ? []
+        : [
+            keyUseThroughService(scope, {
+              service: 's3',
+              actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+              keyArns: [key.keyArn],
+            }),
+          ]),
     ],
   });
   acknowledgeNagFindings(policy, {

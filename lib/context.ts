@@ -86,6 +86,7 @@ export function readReceiverContext(node: Node): ReceiverContext {
     ...optional('tracing', readBoolean('tracing', get('tracing'))),
     ...optional('archive', readBoolean('archive', get('archive'))),
     ...optional('archiveDays', readNumber('archiveDays', get('archiveDays'))),
+    ...optional('archiveKmsKeyArn', readString('archiveKmsKeyArn', get('archiveKmsKeyArn'))),
     ...optional('receiverMemorySize', readNumber('receiverMemorySize', get('receiverMemorySize'))),
     ...optional('systemLogLevel', readSystemLogLevel(get('systemLogLevel'))),
     ...optional('endpoints', readEndpoints(node, get)),

@@ -4,8 +4,8 @@ import type { IConstruct } from 'constructs';
 
 /** KMS keys, the actions on them, and the one service that may use them for a principal. */
 export interface KeyUse {
-  /** The service that uses the keys for the principal: `secretsmanager` or `sqs`. */
-  readonly service: 'secretsmanager' | 'sqs';
+  /** The service that uses the keys for the principal: `secretsmanager`, `sqs` or `s3`. */
+  readonly service: 'secretsmanager' | 'sqs' | 's3';
   readonly actions: readonly string[];
   readonly keyArns: readonly string[];
 }

@@ -1,6 +1,7 @@
 import { Duration, Names, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -121,6 +122,8 @@ export interface ReceiverSettings {
   readonly archive: boolean;
   /** Days an archived call is kept (`archiveDays`). */
   readonly archiveDays: number;
+  /** The customer managed key of the archive bucket (`archiveEncryptionKey`); SSE-S3 without. */
+  readonly archiveEncryptionKey: kms.IKey | undefined;
 }
 
 /** Default of {@link WebhookReceiverProps.silenceAlarmMinutes}. */
@@ -255,14 +258,22 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
   };
 }
 
-/** `archive` and `archiveDays`, which needs it: a retention for no archive is a mistake. */
-function checkArchive(props: WebhookReceiverProps): { archive: boolean; archiveDays: number } {
+/**
+ * `archive`, and `archiveDays` and `archiveEncryptionKey`, which need it: a retention or a key
+ * for no archive is a mistake.
+ */
+function checkArchive(
+  props: WebhookReceiverProps,
+): Pick<ReceiverSettings, 'archive' | 'archiveDays' | 'archiveEncryptionKey'> {
   const archive = props.archive ?? false;
-  if (props.archiveDays !== undefined && !archive) {
-    throw new InvalidWebhookReceiverPropsError('archiveDays needs archive: true');
+  for (const prop of ['archiveDays', 'archiveEncryptionKey'] as const) {
+    if (props[prop] !== undefined && !archive) {
+      throw new InvalidWebhookReceiverPropsError(`${prop} needs archive: true`);
+    }
   }
   return {
     archive,
+    archiveEncryptionKey: props.archiveEncryptionKey,
     archiveDays: checkInteger(
       'archiveDays',
       props.archiveDays ?? DEFAULT_ARCHIVE_DAYS,

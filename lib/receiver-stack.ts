@@ -26,7 +26,10 @@ export class InvalidReceiverStackPropsError extends InvalidConfigurationError {}
  */
 export interface ReceiverStackProps
   extends StackProps,
-    Omit<WebhookReceiverProps, 'secret' | 'existingQueue' | 'endpoints' | 'certificate'> {
+    Omit<
+      WebhookReceiverProps,
+      'secret' | 'existingQueue' | 'endpoints' | 'certificate' | 'archiveEncryptionKey'
+    > {
   /**
    * ARN of the ACM certificate of `domainName`, in the stack's region (the construct's
    * `certificate`). Only with `domainName`, which needs it.
@@ -49,6 +52,14 @@ export interface ReceiverStackProps
    * @default - the secret is encrypted with the AWS managed key `aws/secretsmanager`
    */
   readonly secretKmsKeyArn?: string;
+
+  /**
+   * ARN of a customer managed KMS key for the archive bucket (context `archiveKmsKeyArn`; the
+   * construct's `archiveEncryptionKey`): Firehose may use it through S3 only, and whoever runs
+   * `npm run replay` needs `kms:Decrypt` on it. Not with `archive: false`.
+   * @default - S3-managed keys (SSE-S3)
+   */
+  readonly archiveKmsKeyArn?: string;
 
   /**
    * Several endpoints, one key each (the construct's `endpoints`, with secrets given by ARN).
@@ -85,6 +96,18 @@ const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Z
 /** A KMS key ARN (an alias would not match the key ARN that IAM evaluates `kms:Decrypt` on). */
 const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 
+/**
+ * `arn`, when it is a KMS key ARN (or a token).
+ * @param contextKey - the context key (prop) it came from, for the message
+ * @throws {InvalidReceiverStackPropsError} for anything else, an alias included
+ */
+function checkedKmsKeyArn(contextKey: string, arn: string): string {
+  if (Token.isUnresolved(arn) || KMS_KEY_ARN.test(arn)) return arn;
+  throw new InvalidReceiverStackPropsError(
+    `${contextKey} ${JSON.stringify(arn)} is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; not an alias)`,
+  );
+}
+
 /** A complete secret ARN: a partial one (without the random suffix) would need a wildcard grant. */
 const COMPLETE_SECRET_ARN =
   /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
@@ -103,7 +126,14 @@ export class ReceiverStack extends Stack {
       description: 'Receiver for signed booking-service webhooks: front door -> Lambda -> SQS',
       ...props,
     });
-    const { secretArn, secretKmsKeyArn, endpoints, certificateArn, ...receiverProps } = props;
+    const {
+      secretArn,
+      secretKmsKeyArn,
+      endpoints,
+      certificateArn,
+      archiveKmsKeyArn,
+      ...receiverProps
+    } = props;
     if (secretArn !== undefined && endpoints !== undefined) {
       throw new InvalidReceiverStackPropsError(
         'secretArn cannot be used with endpoints: give each endpoint its secretArn (context secretArn.<name>)',
@@ -120,6 +150,15 @@ export class ReceiverStack extends Stack {
         ? {}
         : { endpoints: endpoints.map((endpoint) => this.importEndpointSecret(endpoint)) }),
       ...this.importCertificate(props.domainName, certificateArn),
+      ...(archiveKmsKeyArn === undefined
+        ? {}
+        : {
+            archiveEncryptionKey: kms.Key.fromKeyArn(
+              this,
+              'ArchiveKey',
+              checkedKmsKeyArn('archiveKmsKeyArn', archiveKmsKeyArn),
+            ),
+          }),
     });
     this.addOutputs(props);
   }
@@ -187,17 +226,18 @@ export class ReceiverStack extends Stack {
         `${secretKey} ${JSON.stringify(secretArn)} is not a complete Secrets Manager secret ARN: copy the ARN from the console, it ends in the secret name, '-' and six random characters`,
       );
     }
-    if (kmsKeyArn !== undefined && !Token.isUnresolved(kmsKeyArn) && !KMS_KEY_ARN.test(kmsKeyArn)) {
-      throw new InvalidReceiverStackPropsError(
-        `${kmsKey} ${JSON.stringify(kmsKeyArn)} is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; not an alias)`,
-      );
-    }
     return {
       secret: secretsmanager.Secret.fromSecretAttributes(this, id, {
         secretCompleteArn: secretArn,
         ...(kmsKeyArn === undefined
           ? {}
-          : { encryptionKey: kms.Key.fromKeyArn(this, `${id}Key`, kmsKeyArn) }),
+          : {
+              encryptionKey: kms.Key.fromKeyArn(
+                this,
+                `${id}Key`,
+                checkedKmsKeyArn(kmsKey, kmsKeyArn),
+              ),
+            }),
       }),
     };
   }

@@ -7,6 +7,7 @@
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -433,4 +434,15 @@ export interface WebhookReceiverProps {
    * @default 30
    */
   readonly archiveDays?: number;
+
+  /**
+   * A customer managed KMS key for the archive bucket (SSE-KMS with an S3 Bucket Key, which cuts
+   * S3's requests to KMS and their cost). Firehose's delivery role
+   * may then use it (`kms:GenerateDataKey`, `kms:Decrypt`) only through S3 in the stack's region;
+   * an imported key's policy must let the account's identities use it, as KMS's default key
+   * policy does. Whoever runs `npm run replay` needs `kms:Decrypt` on it. Only with
+   * `archive: true`. The delivery stream's own buffer stays encrypted with an AWS owned key.
+   * @default - S3-managed keys (SSE-S3)
+   */
+  readonly archiveEncryptionKey?: kms.IKey;
 }

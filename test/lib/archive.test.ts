@@ -1,5 +1,7 @@
-import { App } from 'aws-cdk-lib';
+import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ARCHIVE_DAYS } from '../../lambda/receiver/archive-record.js';
 import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
@@ -9,7 +11,10 @@ import { ReceiverStack } from '../../lib/receiver-stack.js';
 import { appProps, SKIP_BUNDLING, templateTestApp } from './cdk-app.js';
 import { type Synthesized, statementsOfRole, synthesize } from './synthesize.js';
 
-describe('Archive of deliveries (archive, archiveDays)', () => {
+const ARCHIVE_KEY_ARN =
+  'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+describe('Archive of deliveries (archive, archiveDays, archiveEncryptionKey)', () => {
   let archived: Synthesized;
 
   beforeAll(() => {
@@ -212,13 +217,85 @@ describe('Archive of deliveries (archive, archiveDays)', () => {
     );
   });
 
-  it('reads the context keys archive and archiveDays', () => {
+  it('reads the context keys archive, archiveDays and archiveKmsKeyArn', () => {
     // Act
     const { props } = readReceiverContext(
-      new App(appProps({ ...SKIP_BUNDLING, archive: 'false', archiveDays: '14' })).node,
+      new App(
+        appProps({
+          ...SKIP_BUNDLING,
+          archive: 'false',
+          archiveDays: '14',
+          archiveKmsKeyArn: ARCHIVE_KEY_ARN,
+        }),
+      ).node,
     );
 
     // Assess
-    expect(props).toMatchObject({ archive: false, archiveDays: 14 });
+    expect(props).toMatchObject({
+      archive: false,
+      archiveDays: 14,
+      archiveKmsKeyArn: ARCHIVE_KEY_ARN,
+    });
+  });
+
+  it('encrypts the bucket with the key of archiveKmsKeyArn and an S3 Bucket Key, and lets Firehose use it through S3 only', () => {
+    // Act
+    const stack = new ReceiverStack(templateTestApp(), 'ArchiveKey', {
+      archiveKmsKeyArn: ARCHIVE_KEY_ARN,
+    });
+    const template = Template.fromStack(stack);
+    const id = (construct: unknown) =>
+      stack.getLogicalId((construct as Construct).node.defaultChild as CfnElement);
+
+    // Assess
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          {
+            ServerSideEncryptionByDefault: {
+              SSEAlgorithm: 'aws:kms',
+              KMSMasterKeyID: ARCHIVE_KEY_ARN,
+            },
+            BucketKeyEnabled: true,
+          },
+        ],
+      },
+    });
+    expect(
+      statementsOfRole(template, id(stack.receiver.node.findChild('ArchiveDeliveryRole'))),
+    ).toContainEqual({
+      Effect: 'Allow',
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      Resource: ARCHIVE_KEY_ARN,
+      Condition: {
+        StringEquals: {
+          'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+        },
+      },
+    });
+    // The receiver only puts records to the stream, which keeps its AWS owned key.
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toMatch(
+      /kms:(Encrypt|ReEncrypt|GenerateDataKey\*)/,
+    );
+    template.hasResourceProperties('AWS::KinesisFirehose::DeliveryStream', {
+      DeliveryStreamEncryptionConfigurationInput: { KeyType: 'AWS_OWNED_CMK' },
+    });
+  });
+
+  it('refuses archiveEncryptionKey without archive, and an archiveKmsKeyArn that is not a key ARN', () => {
+    // Assess
+    expect(() =>
+      synthesize((stack) => ({
+        archiveEncryptionKey: Key.fromKeyArn(stack, 'ArchiveKey', ARCHIVE_KEY_ARN),
+      })),
+    ).toThrow(new InvalidWebhookReceiverPropsError('archiveEncryptionKey needs archive: true'));
+    expect(
+      () =>
+        new ReceiverStack(templateTestApp(), 'AliasKey', {
+          archiveKmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/archive',
+        }),
+    ).toThrow(
+      /^archiveKmsKeyArn "arn:aws:kms:eu-west-1:123456789012:alias\/archive" is not a KMS key ARN/,
+    );
   });
 });

@@ -26,7 +26,7 @@ function receiverPolicies(
   stack: Stack,
   receiver: WebhookReceiver,
   template: Template,
-  role: 'ReceiverRole' | 'ConsumerRole' = 'ReceiverRole',
+  role: 'ReceiverRole' | 'ConsumerRole' | 'ArchiveDeliveryRole' = 'ReceiverRole',
 ) {
   const roleId = stack.getLogicalId(receiver.node.findChild(role).node.defaultChild as never);
   const physical = (logicalId: string) =>
@@ -59,7 +59,7 @@ function decide(
 
 describe('IAM simulation: customer managed keys', () => {
   const variants = {} as Record<
-    'construct' | 'context' | 'endpoint' | 'queueKey' | 'queueKeyConsumer',
+    'construct' | 'context' | 'endpoint' | 'queueKey' | 'queueKeyConsumer' | 'archiveKey',
     ReturnType<typeof receiverPolicies>
   >;
 
@@ -112,7 +112,48 @@ describe('IAM simulation: customer managed keys', () => {
       endpoint.receiver,
       CdkTemplate.fromStack(endpoint),
     );
+    const archiveKey = new ReceiverStack(new App(appProps(SKIP_BUNDLING)), 'ArchiveKey', {
+      archiveKmsKeyArn: KEY_ARN,
+    });
+    variants.archiveKey = receiverPolicies(
+      archiveKey,
+      archiveKey.receiver,
+      CdkTemplate.fromStack(archiveKey),
+      'ArchiveDeliveryRole',
+    );
   }, 60_000);
+
+  it("lets Firehose use the archive bucket's key through S3 in the stack's region only (archiveKmsKeyArn)", async () => {
+    // Act
+    const verdicts = await Promise.all(
+      [
+        ['kms:GenerateDataKey', `s3.${REGION}.amazonaws.com`],
+        ['kms:Decrypt', `s3.${REGION}.amazonaws.com`],
+        ['kms:GenerateDataKey', undefined],
+        ['kms:Decrypt', 's3.us-east-1.amazonaws.com'],
+        ['kms:Decrypt', `sqs.${REGION}.amazonaws.com`],
+        ['kms:Encrypt', `s3.${REGION}.amazonaws.com`],
+      ].map(([action, viaService]) =>
+        decide(
+          variants.archiveKey,
+          action as string,
+          KEY_ARN,
+          viaService === undefined ? {} : { 'kms:ViaService': viaService },
+          DEFAULT_KEY_POLICY,
+        ),
+      ),
+    );
+
+    // Assess: the two calls S3 makes for Firehose's writes and read-backs, nothing else
+    expect(verdicts).toEqual([
+      'Allowed',
+      'Allowed',
+      'ImplicitlyDenied',
+      'ImplicitlyDenied',
+      'ImplicitlyDenied',
+      'ImplicitlyDenied',
+    ]);
+  });
 
   it.each(['construct', 'context', 'endpoint'] as const)(
     "allows kms:Decrypt on the secret's key through Secrets Manager in the stack's region only (%s)",

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +68,8 @@ const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
     allowedSourceIps: ['203.0.113.0/24', '2001:db8::/32'],
     customDomain: ingress !== 'function-url',
   },
-  // The archive of deliveries: bucket, Firehose stream and its alarm.
+  // The archive of deliveries: bucket, Firehose stream and its alarm; under a customer managed
+  // key with one of the front doors.
   {
     ingress,
     existingQueue: false,
@@ -75,6 +77,7 @@ const COMBINATIONS = INGRESS_KINDS.flatMap((ingress) => [
     fifo: false,
     tracing: false,
     archive: true,
+    archiveKey: ingress === 'rest-api',
   },
 ]);
 
@@ -86,7 +89,11 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
     // but the construct: every acknowledgement must come from the construct itself.
     const app = new App(appProps(SKIP_BUNDLING));
     for (const [index, combination] of COMBINATIONS.entries()) {
-      const { existingQueue, customDomain, ...options } = { customDomain: false, ...combination };
+      const { existingQueue, customDomain, archiveKey, ...options } = {
+        customDomain: false,
+        archiveKey: false,
+        ...combination,
+      };
       // The stack's description names the combination, for a reader of a failing report.
       const stack = new Stack(app, `Nag${index}`, { description: JSON.stringify(combination) });
       const props: WebhookReceiverProps = {
@@ -111,6 +118,15 @@ describe('cdk-nag AwsSolutions and Serverless packs on a stack holding the const
                 keyArn:
                   'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
               }),
+            }
+          : {}),
+        ...(archiveKey
+          ? {
+              archiveEncryptionKey: Key.fromKeyArn(
+                stack,
+                'ArchiveKey',
+                'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+              ),
             }
           : {}),
       };
