@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { App, Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { webhookPath } from '../lambda/contract/endpoints.js';
 import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
@@ -14,7 +14,7 @@ import { DEFAULT_ARCHIVE_DAYS } from '../lib/archive.js';
 import { ACCESS_LOG_FORMAT } from '../lib/ingress/ingress.js';
 import { CONSUMER_BATCH_SIZE } from '../lib/queue-settings.js';
 import { RECEIVER_MEMORY_MB } from '../lib/receiver-settings.js';
-import { WebhookReceiver } from '../lib/webhook-receiver.js';
+import { ReceiverStack } from '../lib/receiver-stack.js';
 import { type CostBar, renderCostChart } from './cost-chart.js';
 import {
   archivePerMillionLine,
@@ -205,10 +205,13 @@ export function queuedCallCostInputs(
   };
 }
 
-/** The number of alarms a default receiver creates, read from the construct itself. */
-function alarmCount(): number {
+/**
+ * The number of alarms the default stack (`ReceiverStack`: consumer and archive on) creates with
+ * `ingress`, read from the construct itself: a function URL has no API Gateway throttle alarm.
+ */
+function alarmCount(ingress: PricedIngress): number {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const receiver = new WebhookReceiver(new Stack(app, 'CostModel'), 'Receiver');
+  const { receiver } = new ReceiverStack(app, 'CostModel', { ingress });
   // Flattened: the silence alarms are a list (one per endpoint).
   return Object.values(receiver.alarms)
     .flat()
@@ -240,8 +243,8 @@ export const costSection: BenchSection = {
     );
     const fifo = estimateCostPerMillion({ ...inputs('http-api'), queue: 'fifo' });
     const oneByOne = estimateCostPerMillion({ ...inputs('http-api'), consumerBatchSize: 1 });
-    const alarms = alarmCount();
-    const fixed = estimateFixedMonthlyCost({ secrets: 1, alarms });
+    const alarms = INGRESSES.map(alarmCount);
+    const fixed = alarms.map((count) => estimateFixedMonthlyCost({ secrets: 1, alarms: count }));
     const perEndpoint = estimateEndpointMonthlyCost(inputs('http-api'));
     const idempotency = idempotencyLine(1_000_000, IDEMPOTENCY_WRITE_REQUESTS.processed);
     const recordBytes = archiveRecordBytes(ARCHIVED_BODY_BYTES);
@@ -341,9 +344,9 @@ export const costSection: BenchSection = {
           ),
         ],
         [
-          `Fixed per month: 1 secret + ${alarms} alarms`,
-          fixed.lines.map((line) => line.listPrice).join(' + '),
-          ...INGRESSES.map(() => usd(fixed.totalUsd)),
+          `Fixed per month (ReceiverStack defaults): 1 secret + its alarms (${alarms.join(' / ')})`,
+          fixed[0]?.lines.map((line) => line.listPrice).join(' + ') ?? '',
+          ...fixed.map((estimate) => usd(estimate.totalUsd)),
         ],
         [
           'Per named endpoint per month (-c endpoints=…): its secret, key ring reloads, silence alarm',
