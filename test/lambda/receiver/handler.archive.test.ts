@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { FirehoseClient } from '@aws-sdk/client-firehose';
+import { FirehoseClient, type FirehoseClientConfig } from '@aws-sdk/client-firehose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readArchiveWindow } from '../../../cli/lib/archive-reader.js';
 import { LOOPBACK } from '../../../devkit/local-run.js';
@@ -44,13 +44,20 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
     output.restore();
   });
 
-  /** A handler on a fresh queue, archiving through Firehose at `firehoseEndpoint`. */
-  async function receiver(firehoseEndpoint: string, env: Record<string, string> = {}) {
+  /**
+   * A handler on a fresh queue, archiving through Firehose at `firehoseEndpoint` with the
+   * deployed client settings, or `firehoseSettings` instead.
+   */
+  async function receiver(
+    firehoseEndpoint: string,
+    env: Record<string, string> = {},
+    firehoseSettings: FirehoseClientConfig = ARCHIVE_CLIENT_SETTINGS,
+  ) {
     queues += 1;
     const queueUrl = await sqs.createQueue(`archive-${process.pid}-${queues}`);
     const firehoseClient = new FirehoseClient({
       ...LOCAL_AWS_SETTINGS,
-      ...ARCHIVE_CLIENT_SETTINGS,
+      ...firehoseSettings,
       endpoint: firehoseEndpoint,
     });
     const handler = createHandler(
@@ -252,28 +259,44 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
   describe('when the archive hangs', () => {
     let hung: Server;
     let endpoint: string;
+    /** When each request reached the archive (`performance.now()`). */
+    let arrivals: number[];
     beforeAll(async () => {
       // Takes the connection and never answers.
-      hung = createServer(() => {});
+      hung = createServer(() => {
+        arrivals.push(performance.now());
+      });
       endpoint = `http://${LOOPBACK}:${await listen(hung, 0, LOOPBACK)}`;
+    });
+    beforeEach(() => {
+      arrivals = [];
     });
     afterAll(async () => {
       await closeServer(hung);
     });
 
     it(`answers 200 within the ${ARCHIVE_LIMITS.writeBoundMs} ms write bound`, async () => {
-      // Prepare
-      const { invoke, messages } = await receiver(endpoint);
+      // Prepare: the client's own time-outs (400 ms a try, two tries, about as long as the bound)
+      // lifted, so only the bound can end the wait, which would otherwise outlast the test.
+      const { invoke, messages } = await receiver(
+        endpoint,
+        {},
+        {
+          ...ARCHIVE_CLIENT_SETTINGS,
+          requestHandler: { ...ARCHIVE_CLIENT_SETTINGS.requestHandler, requestTimeout: 60_000 },
+        },
+      );
       const body = JSON.stringify(bookingPayload());
 
       // Act
-      const started = performance.now();
       const response = await invoke(signedCall(body, { timestamp: Math.floor(Date.now() / 1000) }));
-      const elapsed = performance.now() - started;
+      const answeredAt = performance.now();
 
-      // Assess
+      // Assess: timed from the write reaching the archive, not from the call (the queue's send
+      // and the cold client come before it, and take their time on a loaded machine).
       expect(response.statusCode).toBe(200);
-      expect(elapsed).toBeLessThan(ARCHIVE_LIMITS.writeBoundMs + 400);
+      expect(arrivals.length).toBeGreaterThan(0);
+      expect(answeredAt - (arrivals[0] ?? 0)).toBeLessThan(ARCHIVE_LIMITS.writeBoundMs + 1000);
       expect((await messages()).map((message) => message.Body)).toEqual([body]);
       expect(output.metricValues()).toContainEqual(
         expect.objectContaining({ name: METRIC_NAMES.archiveWriteFailure, value: 1 }),
