@@ -1,13 +1,22 @@
-import { type LocalArchive, startLocalArchive } from '../../local/local-archive.js';
+import {
+  type LocalArchive,
+  type LocalArchiveOptions,
+  startLocalArchive,
+} from '../../local/local-archive.js';
 
 /**
- * The local archive on any free port, as `npm start` runs it. A buffer it cannot write fails the
- * test: `flush` and `close` reject with the error, and a timed write's error is unhandled.
+ * The local archive on any free port, as `npm start` runs it, calling `onArchived` with each
+ * record written and its object. A buffer it cannot write fails the test: `flush` and `close`
+ * reject with the error, and a timed write's error is unhandled.
  */
-export function startTestArchive(stateDir: string): Promise<LocalArchive> {
+export function startTestArchive(
+  stateDir: string,
+  onArchived?: LocalArchiveOptions['onArchived'],
+): Promise<LocalArchive> {
   return startLocalArchive({
     port: 0,
     stateDir,
+    ...(onArchived === undefined ? {} : { onArchived }),
     onWriteError: (error) => {
       throw error;
     },
