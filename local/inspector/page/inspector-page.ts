@@ -121,6 +121,7 @@ function applyFilters(): void {
 function remove(id: string): void {
   listed.get(id)?.row.remove();
   listed.delete(id);
+  replayResults.delete(id);
 }
 
 /** Applies the changes gathered since the last frame: only those rows are built or removed. */
@@ -269,9 +270,23 @@ function bodyViews(delivery: DeliveryDetail): HTMLElement {
   return element('div', {}, tabs, pre, element('p', { className: 'mono', textContent: facts }));
 }
 
+/**
+ * What the last replay of each delivery answered ('sending…' while it runs), as a maker of the
+ * result's content: the open detail is rebuilt whenever its delivery changes (its archive link
+ * arrives, a consumer receives its message), and the answer must outlive that.
+ */
+const replayResults = new Map<string, () => (Node | string)[]>();
+
+/** Keeps a replay's result for `id` and shows it in the open detail, if it is `id`'s. */
+function showReplayResult(id: string, content: () => (Node | string)[]): void {
+  replayResults.set(id, content);
+  if (selected === id) detail.querySelector('.replay-result')?.replaceChildren(...content());
+}
+
 function replayButtons(delivery: DeliveryDetail): HTMLElement {
   const result = element('p', { className: 'replay-result' });
   result.setAttribute('role', 'status');
+  result.replaceChildren(...(replayResults.get(delivery.id)?.() ?? []));
   const button = (label: string, fresh: boolean, primary: boolean): HTMLButtonElement => {
     const node = element('button', { textContent: label, className: primary ? 'primary' : '' });
     node.type = 'button';
@@ -282,7 +297,7 @@ function replayButtons(delivery: DeliveryDetail): HTMLElement {
       node.title = delivery.freshSignatureRefusal;
     }
     node.addEventListener('click', async () => {
-      result.textContent = 'sending…';
+      showReplayResult(delivery.id, () => ['sending…']);
       try {
         const answer = await getJson<{ status: number; delivery?: DeliverySummary }>(
           `/deliveries/${delivery.id}/replay${fresh ? '?fresh=1' : ''}`,
@@ -293,14 +308,16 @@ function replayButtons(delivery: DeliveryDetail): HTMLElement {
           answer.delivery === undefined
             ? String(answer.status)
             : `${answer.delivery.status} ${answer.delivery.reason}`;
-        result.replaceChildren(
+        const replayId = answer.delivery?.id;
+        showReplayResult(delivery.id, () => [
           `Was ${delivery.status} ${delivery.reason}; replay answered ${now}. `,
-          ...(answer.delivery === undefined
+          ...(replayId === undefined
             ? []
-            : [element('a', { href: `#${answer.delivery.id}`, textContent: 'Open the replay' })]),
-        );
+            : [element('a', { href: `#${replayId}`, textContent: 'Open the replay' })]),
+        ]);
       } catch (error) {
-        result.textContent = `Replay failed: ${(error as Error).message}`;
+        const reason = (error as Error).message;
+        showReplayResult(delivery.id, () => [`Replay failed: ${reason}`]);
       }
     });
     return node;

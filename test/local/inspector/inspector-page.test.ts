@@ -2,9 +2,11 @@ import { access, mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DIAGNOSED_DEPTH } from '../../../devkit/diagnose-signature.js';
+import { sqsClientFor } from '../../../devkit/sqs-client.js';
 import { signPayload } from '../../../lambda/core/index.js';
 import type { DeliverySummary } from '../../../local/inspector/delivery.js';
 import { MAX_KEPT_DELIVERIES } from '../../../local/inspector/limits.js';
@@ -101,12 +103,24 @@ describe('Function: the inspector page', () => {
     await page.locator('#rows tr').nth(2).locator('a').click();
     await page.getByRole('button', { name: 'Replay exact request' }).click();
 
-    // Assess: a second 200 row, and the old and new verdicts side by side
+    // Assess: a second 200 row, and the old and new verdicts side by side. The row comes by the
+    // live stream, the verdict with the replay's own answer, which may come after it.
+    const replayResult = () => page.locator('#detail .replay-result').textContent();
+    const verdicts = 'Was 200 queued; replay answered 200 queued';
     await expect.poll(statusesShown).toEqual(['200', '401', '401', '200']);
-    expect(await page.locator('#detail .replay-result').textContent()).toContain(
-      'Was 200 queued; replay answered 200 queued',
-    );
+    await expect.poll(replayResult).toContain(verdicts);
     expect(await page.locator('#detail').textContent()).toContain('waiting in the queue');
+
+    // Act: a consumer receives the replayed delivery's message, which rebuilds its open detail
+    const sqs = sqsClientFor(receiver.queues.queueUrl);
+    await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: receiver.queues.queueUrl, MaxNumberOfMessages: 10 }),
+    );
+    sqs.destroy();
+
+    // Assess: the detail shows the receive and still the replay's verdicts
+    await expect.poll(() => page.locator('#detail').textContent()).toContain('received 1×');
+    expect(await replayResult()).toContain(verdicts);
   });
 
   it('keeps the list readable on a 390 px wide phone', async () => {
