@@ -26,6 +26,12 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 /** The run's scratch folder: the receiver's `.env` and Chromium's profile (TMPDIR) live here. */
 const SCRATCH = join(ROOT, '.local', `inspector-page-test-${process.pid}`);
 
+/**
+ * How long a poll waits for the page: `expect.poll`'s default second is short for a Chromium
+ * starved of CPU by the rest of the suite, which draws the live stream's rows a frame at a time.
+ */
+const ON_SCREEN = { timeout: 10_000 } as const;
+
 /** A PHP sender's vector: its key becomes the local key, its old `t` makes it a stale call. */
 const STALE = php.vectors[0] as { key: string; body: string; header: string };
 
@@ -78,7 +84,7 @@ describe('Function: the inspector page', () => {
     expect((await post(STALE.body, STALE.header)).status).toBe(401);
 
     // Assess: newest first, live, without reloading the page
-    await expect.poll(statusesShown).toEqual(['401', '401', '200']);
+    await expect.poll(statusesShown, ON_SCREEN).toEqual(['401', '401', '200']);
     const reasons = await page.locator('#rows td.c-reason').allTextContents();
     expect(reasons).toEqual(['timestamp_too_old', 'signature_mismatch', 'queued']);
     await saveScreenshot('inspector-list.png');
@@ -107,8 +113,8 @@ describe('Function: the inspector page', () => {
     // live stream, the verdict with the replay's own answer, which may come after it.
     const replayResult = () => page.locator('#detail .replay-result').textContent();
     const verdicts = 'Was 200 queued; replay answered 200 queued';
-    await expect.poll(statusesShown).toEqual(['200', '401', '401', '200']);
-    await expect.poll(replayResult).toContain(verdicts);
+    await expect.poll(statusesShown, ON_SCREEN).toEqual(['200', '401', '401', '200']);
+    await expect.poll(replayResult, ON_SCREEN).toContain(verdicts);
     expect(await page.locator('#detail').textContent()).toContain('waiting in the queue');
 
     // Act: a consumer receives the replayed delivery's message, which rebuilds its open detail
@@ -119,7 +125,9 @@ describe('Function: the inspector page', () => {
     sqs.destroy();
 
     // Assess: the detail shows the receive and still the replay's verdicts
-    await expect.poll(() => page.locator('#detail').textContent()).toContain('received 1×');
+    await expect
+      .poll(() => page.locator('#detail').textContent(), ON_SCREEN)
+      .toContain('received 1×');
     expect(await replayResult()).toContain(verdicts);
   });
 
@@ -168,7 +176,7 @@ describe('Function: the inspector page', () => {
     // with the frames still due after the burst (0.46 s with two cores three times oversubscribed).
     expect(answeredMs).toBeLessThan(2_000);
     expect(serverIds).toHaveLength(MAX_KEPT_DELIVERIES);
-    await expect.poll(idsShown).toEqual(serverIds);
+    await expect.poll(idsShown, ON_SCREEN).toEqual(serverIds);
     expect(await page.locator('#count').textContent()).toBe(`${MAX_KEPT_DELIVERIES} deliveries`);
 
     // Act: open the oldest row listed
@@ -176,7 +184,7 @@ describe('Function: the inspector page', () => {
 
     // Assess: it opens to its delivery
     await expect
-      .poll(() => page.locator('#detail .mono').first().textContent())
+      .poll(() => page.locator('#detail .mono').first().textContent(), ON_SCREEN)
       .toBe(serverIds.at(-1));
     expect(await page.locator('#detail').textContent()).not.toContain('No such delivery');
   }, 120_000);
@@ -197,7 +205,7 @@ describe('Function: the inspector page', () => {
     // Assess
     expect(answer.status).toBe(401);
     await expect
-      .poll(() => page.locator('#detail .no-diagnosis').textContent())
+      .poll(() => page.locator('#detail .no-diagnosis').textContent(), ON_SCREEN)
       .toBe(`No diagnosis: body nested deeper than ${MAX_DIAGNOSED_DEPTH} levels`);
   });
 
@@ -312,7 +320,7 @@ describe('Function: the inspector page', () => {
         },
         [receiver.webhook.url, body] as const,
       );
-      await expect.poll(sentFromPage).toBeDefined();
+      await expect.poll(sentFromPage, ON_SCREEN).toBeDefined();
       const delivery = await sentFromPage();
       await page.goto(`${receiver.inspectorUrl}#${delivery?.id}`);
       const sentBy = page.locator('#detail dt', { hasText: 'Sent by' }).locator('+ dd');
