@@ -472,6 +472,8 @@ async function openFromHash(): Promise<void> {
     return;
   }
   const response = await fetch(`${API}/deliveries/${encodeURIComponent(selected)}`);
+  // Another delivery was opened meanwhile (or the detail closed): its answer is the one to show.
+  if (selected !== id) return;
   if (response.status === 404 && listed.has(selected)) {
     // Dropped on the server before its row was: it goes from the list too, and says why.
     remove(selected);
@@ -486,6 +488,7 @@ async function openFromHash(): Promise<void> {
   }
   try {
     const body = (await response.json()) as DeliveryDetail & { message?: string };
+    if (selected !== id) return;
     if (!response.ok) throw new Error(body.message ?? `HTTP ${response.status}`);
     renderDetail(body);
     detail.focus({ preventScroll: true });
