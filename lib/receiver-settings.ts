@@ -1,4 +1,4 @@
-import { Duration, Names, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -23,6 +23,7 @@ import { DEFAULT_ARCHIVE_DAYS } from './archive.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
+import { KMS_KEY_ARN } from './key-use.js';
 import {
   CONSUMER_BATCH_SIZE,
   CONSUMER_BATCHING_WINDOW_SECONDS,
@@ -254,7 +255,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
     // Left open beside a custom domain, the generated endpoint would be a way around it.
     disableDefaultEndpoint: customDomain !== undefined && (props.disableDefaultEndpoint ?? true),
     allowedSourceIps: checkAllowedSourceIps(props.allowedSourceIps),
-    ...checkArchive(props),
+    ...checkArchive(scope, props),
   };
 }
 
@@ -263,6 +264,7 @@ export function resolveSettings(scope: Construct, props: WebhookReceiverProps): 
  * for no archive is a mistake.
  */
 function checkArchive(
+  scope: Construct,
   props: WebhookReceiverProps,
 ): Pick<ReceiverSettings, 'archive' | 'archiveDays' | 'archiveEncryptionKey'> {
   const archive = props.archive ?? false;
@@ -271,6 +273,7 @@ function checkArchive(
       throw new InvalidWebhookReceiverPropsError(`${prop} needs archive: true`);
     }
   }
+  if (props.archiveEncryptionKey !== undefined) checkArchiveKey(scope, props.archiveEncryptionKey);
   return {
     archive,
     archiveEncryptionKey: props.archiveEncryptionKey,
@@ -281,6 +284,27 @@ function checkArchive(
       MAX_ARCHIVE_DAYS,
     ),
   };
+}
+
+/**
+ * Refuses an archive key Firehose could never write with, which would deploy an archive that
+ * silently stays empty: an alias (the delivery role's permission would name the alias, and IAM
+ * checks the key), or a key in another region than the stack's (S3 takes a bucket's key from
+ * its own region only).
+ */
+function checkArchiveKey(scope: Construct, key: kms.IKey): void {
+  if ('aliasName' in key || (!Token.isUnresolved(key.keyArn) && !KMS_KEY_ARN.test(key.keyArn))) {
+    throw new InvalidWebhookReceiverPropsError(
+      'archiveEncryptionKey must be a key, not an alias: pass the alias.aliasTargetKey or Key.fromKeyArn with the key ARN',
+    );
+  }
+  const keyRegion = Token.isUnresolved(key.keyArn) ? undefined : key.keyArn.split(':')[3];
+  const stackRegion = Stack.of(scope).region;
+  if (keyRegion !== undefined && !Token.isUnresolved(stackRegion) && keyRegion !== stackRegion) {
+    throw new InvalidWebhookReceiverPropsError(
+      `archiveEncryptionKey is in ${keyRegion} but the stack is in ${stackRegion}: an S3 bucket's key must be in the bucket's region`,
+    );
+  }
 }
 
 /** A lower-case DNS name of at least two labels: API Gateway takes no upper case or wildcard here. */

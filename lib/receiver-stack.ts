@@ -13,6 +13,7 @@ import {
 } from '../lambda/contract/endpoints.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
+import { KMS_KEY_ARN } from './key-use.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import type { WebhookReceiverProps } from './webhook-receiver-props.js';
 
@@ -93,9 +94,6 @@ export const MAX_OUTPUTS = 200;
 /** An ACM certificate ARN. */
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
 
-/** A KMS key ARN (an alias would not match the key ARN that IAM evaluates `kms:Decrypt` on). */
-const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
-
 /**
  * `arn`, when it is a KMS key ARN (or a token).
  * @param contextKey - the context key (prop) it came from, for the message
@@ -137,6 +135,11 @@ export class ReceiverStack extends Stack {
     if (secretArn !== undefined && endpoints !== undefined) {
       throw new InvalidReceiverStackPropsError(
         'secretArn cannot be used with endpoints: give each endpoint its secretArn (context secretArn.<name>)',
+      );
+    }
+    if (archiveKmsKeyArn !== undefined && props.archive === false) {
+      throw new InvalidReceiverStackPropsError(
+        'archiveKmsKeyArn needs the archive, which archive=false turns off',
       );
     }
     const consumer = props.consumer ?? true;

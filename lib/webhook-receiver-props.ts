@@ -437,10 +437,11 @@ export interface WebhookReceiverProps {
 
   /**
    * A customer managed KMS key for the archive bucket (SSE-KMS with an S3 Bucket Key, which cuts
-   * S3's requests to KMS and their cost). Firehose's delivery role
-   * may then use it (`kms:GenerateDataKey`, `kms:Decrypt`) only through S3 in the stack's region;
-   * an imported key's policy must let the account's identities use it, as KMS's default key
-   * policy does. Whoever runs `npm run replay` needs `kms:Decrypt` on it. Only with
+   * S3's requests to KMS and their cost). Firehose's delivery role may then use it
+   * (`kms:GenerateDataKey`, `kms:Decrypt`) only through S3 in the stack's region. It must be a key
+   * in the stack's region, not an alias (either is refused at synth: Firehose could not write);
+   * an imported key's policy must let the stack's account use it, as KMS's default key policy
+   * does in its own account. Whoever runs `npm run replay` needs `kms:Decrypt` on it. Only with
    * `archive: true`. The delivery stream's own buffer stays encrypted with an AWS owned key.
    * @default - S3-managed keys (SSE-S3)
    */

@@ -1,6 +1,6 @@
-import { App, type CfnElement } from 'aws-cdk-lib';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { Alias, type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ARCHIVE_DAYS } from '../../lambda/receiver/archive-record.js';
@@ -8,6 +8,7 @@ import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
 import { readReceiverContext } from '../../lib/context.js';
 import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
 import { ReceiverStack } from '../../lib/receiver-stack.js';
+import { WebhookReceiver } from '../../lib/webhook-receiver.js';
 import { appProps, SKIP_BUNDLING, templateTestApp } from './cdk-app.js';
 import { type Synthesized, statementsOfRole, synthesize } from './synthesize.js';
 
@@ -297,5 +298,41 @@ describe('Archive of deliveries (archive, archiveDays, archiveEncryptionKey)', (
     ).toThrow(
       /^archiveKmsKeyArn "arn:aws:kms:eu-west-1:123456789012:alias\/archive" is not a KMS key ARN/,
     );
+    expect(
+      () =>
+        new ReceiverStack(templateTestApp(), 'NoArchive', {
+          archive: false,
+          archiveKmsKeyArn: ARCHIVE_KEY_ARN,
+        }),
+    ).toThrow('archiveKmsKeyArn needs the archive, which archive=false turns off');
+  });
+
+  it('refuses an archive key Firehose could never write with: an alias, or a key of another region', () => {
+    // Prepare
+    const withKey = (make: (stack: Stack) => IKey) => () => {
+      const stack = new Stack(templateTestApp(), 'Archived', {
+        env: { account: '123456789012', region: 'eu-west-1' },
+      });
+      return new WebhookReceiver(stack, 'Receiver', {
+        archive: true,
+        archiveEncryptionKey: make(stack),
+      });
+    };
+    const notAnAlias = /^archiveEncryptionKey must be a key, not an alias/;
+
+    // Assess
+    expect(withKey((stack) => new Key(stack, 'Key').addAlias('archive'))).toThrow(notAnAlias);
+    expect(withKey((stack) => Alias.fromAliasName(stack, 'Alias', 'alias/archive'))).toThrow(
+      notAnAlias,
+    );
+    expect(
+      withKey((stack) =>
+        Key.fromKeyArn(stack, 'Key', ARCHIVE_KEY_ARN.replace('eu-west-1', 'us-east-1')),
+      ),
+    ).toThrow(
+      "archiveEncryptionKey is in us-east-1 but the stack is in eu-west-1: an S3 bucket's key must be in the bucket's region",
+    );
+    expect(withKey((stack) => new Key(stack, 'Key'))).not.toThrow();
+    expect(withKey((stack) => Key.fromKeyArn(stack, 'Key', ARCHIVE_KEY_ARN))).not.toThrow();
   });
 });
