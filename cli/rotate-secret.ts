@@ -58,8 +58,8 @@ Changes which signing key the deployed receiver accepts, then prints every versi
                        of after the grace period, and a staged AWSPENDING key
   --help               show this help
 
-KEYFILE is a file holding the key, or - to read it from stdin; surrounding whitespace is
-trimmed. When the current value is a JSON object (the console's key/value form), the new
+KEYFILE is a file holding the key alone, or - to read it from stdin; surrounding whitespace is
+trimmed, and several lines or a WEBHOOK_SECRET=... line are refused (exit 3). When the current value is a JSON object (the console's key/value form), the new
 version is the same object with the key replaced in the field the receiver reads (its only
 text field, or SECRET_JSON_FIELD). Keys are never taken from the command line, where shell history would keep them.
 AWS credentials and region come from the usual AWS environment (AWS_PROFILE, AWS_REGION, ...).

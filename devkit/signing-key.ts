@@ -88,11 +88,13 @@ export function keyFromFileText(text: string, source: string): string {
   const key = trimmedKey(text, source);
   if (KEY_VARIABLE_LINE.test(key)) {
     throw new NoKeyError(
-      `${source} holds a ${LOCAL_KEY_VARIABLE}=… line, not a key alone: set ${LOCAL_KEY_VARIABLE} from that file, or put only the key in it`,
+      `${source} holds a ${LOCAL_KEY_VARIABLE}=… line, not a key alone: put only the key in it, or use the .env itself (no --secret-file; --endpoint NAME for ${LOCAL_KEY_VARIABLE}_<NAME>)`,
     );
   }
   if (/[\r\n]/.test(key)) {
-    throw new NoKeyError(`${source} holds several lines; a key file holds the key alone`);
+    throw new NoKeyError(
+      `${source} holds several lines; a key file holds the key alone (a base64 key wrapped over lines? join them, as the service signs with the key as one string)`,
+    );
   }
   return key;
 }
@@ -248,4 +250,5 @@ export const KEY_OPTIONS_USAGE = `  --secret-file PATH   read the key from this 
 
 /** Where {@link keyOption} looks for the key, for the tools' usage text. */
 export const KEY_SOURCES_USAGE = `The key comes from WEBHOOK_SECRET (else from the .env that npm start writes), --secret-file,
---secret-id or --endpoint, never from an argument; surrounding whitespace is trimmed.`;
+--secret-id or --endpoint, never from an argument; surrounding whitespace is trimmed, and a
+--secret-file of several lines or a WEBHOOK_SECRET=... line is refused (exit 3).`;

@@ -32,6 +32,23 @@ describe('Function: readSigningKey', () => {
     expect(key).toEqual({ key: 'env-key', raw: ' env-key\r\n', source: 'WEBHOOK_SECRET' });
   });
 
+  it.each([
+    ['base64 with padding', 'c2VjcmV0LWtleS1mb3ItaG1hYw=='],
+    ['base32 with padding', 'ONSWG4TFOQ======'],
+    ['hex', '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'],
+    ['a whsec_ prefix', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    ['a passphrase with spaces', 'correct horse battery staple'],
+  ])('reads a key file holding %s as the key', async (_, key) => {
+    // Prepare
+    await writeFile(join(dir, 'genuine.txt'), `${key}\n`);
+
+    // Act
+    const read = await readSigningKey('genuine.txt', { env: {}, cwd: dir });
+
+    // Assess
+    expect(read.key).toBe(key);
+  });
+
   it('prefers --secret-file, relative to the user directory, over WEBHOOK_SECRET', async () => {
     // Act
     const key = await readSigningKey('key.txt', { env: { WEBHOOK_SECRET: 'env-key' }, cwd: dir });
