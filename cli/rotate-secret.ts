@@ -59,9 +59,10 @@ Changes which signing key the deployed receiver accepts, then prints every versi
   --help               show this help
 
 KEYFILE is a file holding the key alone, or - to read it from stdin; surrounding whitespace is
-trimmed, and several lines or a WEBHOOK_SECRET=... line are refused (exit 3). When the current value is a JSON object (the console's key/value form), the new
-version is the same object with the key replaced in the field the receiver reads (its only
-text field, or SECRET_JSON_FIELD). Keys are never taken from the command line, where shell history would keep them.
+trimmed, and several lines or a WEBHOOK_SECRET=... line are refused (exit 3). When the current
+value is a JSON object (the console's key/value form), the new version is the same object with
+the key replaced in the field the receiver reads (its only text field, or SECRET_JSON_FIELD).
+Keys are never taken from the command line, where shell history would keep them.
 AWS credentials and region come from the usual AWS environment (AWS_PROFILE, AWS_REGION, ...).
 
 ${EXIT_STATUS_USAGE}`;
@@ -447,8 +448,8 @@ function targetOf(values: {
 }
 
 /**
- * The key in `keyFile` (`-` = stdin), trimmed ({@link keyFromFileText}). The path is never echoed in errors: a user who
- * typed the key itself in its place should not see it printed back.
+ * The key in `keyFile` (`-` = stdin), trimmed ({@link keyFromFileText}). The path is never echoed
+ * in errors: a user who typed the key itself in its place should not see it printed back.
  */
 async function readKey(keyFile: string, io: ToolIo): Promise<string> {
   let content: string;

@@ -28,8 +28,8 @@ export interface DeliveryArchive {
  * The archive of every call the receiver answers: a Firehose delivery stream (Direct PUT,
  * encrypted with an AWS owned key) buffering records into an S3 bucket that is encrypted (SSE-S3,
  * or SSE-KMS with `archiveEncryptionKey`), SSL-only, closed to the public, and expires objects
- * after `archiveDays`. Objects lie under
- * `deliveries/yyyy/MM/dd/HH/` (UTC), so a time window is a prefix listing. The receiver may put
+ * after `archiveDays`. Objects lie under `deliveries/yyyy/MM/dd/HH/` (UTC), so a time window is a
+ * prefix listing. The receiver may put
  * records to the stream and nothing else: it can neither read the bucket nor the stream.
  *
  * Firehose rather than a PutObject per call: it bills 5 KB steps of ingested data (about $0.15 per
@@ -37,7 +37,8 @@ export interface DeliveryArchive {
  * million PUTs (`npm run bench -- cost`).
  *
  * @param scope - the construct
- * @param settings - `archiveDays`, `archiveEncryptionKey`, and the retention of the stream's error log
+ * @param settings - `archiveDays`, `archiveEncryptionKey`, and the retention of the stream's error
+ *   log
  * @param receiverFunction - gets `ARCHIVE_STREAM` and `firehose:PutRecord` on the stream
  */
 export function createArchive(
