@@ -1,6 +1,7 @@
 import { Aws, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -8,7 +9,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
-import { ARCHIVE_LIMITS } from '../lambda/receiver/archive-record.js';
+import { ARCHIVE_LAYOUT, ARCHIVE_LIMITS } from '../lambda/receiver/archive-record.js';
 import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
 import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
 import { acknowledgeNagFindings } from './nag.js';
@@ -48,6 +49,13 @@ export interface WebhookReceiverAlarms {
    */
   readonly archiveWriteFailures: cloudwatch.Alarm | undefined;
   /**
+   * Firehose has held a record for more than {@link ARCHIVE_DELIVERY_DELAY_SECONDS} without
+   * writing it to the bucket (`DeliveryToS3.DataFreshness`): every write the receiver made was
+   * taken, but the archive is not growing (a key or bucket policy Firehose cannot use, an S3
+   * outage). Firehose retries for 24 hours, then drops the records. Only with `archive`.
+   */
+  readonly archiveDeliveryDelayed: cloudwatch.Alarm | undefined;
+  /**
    * No verified delivery (`WebhookVerified`) for `silenceAlarmMinutes`: one alarm, or one per
    * named endpoint, in the order of `endpoints`. Missing data is breaching: silence is exactly
    * when the metric has none. Empty with `silenceAlarmMinutes: 0`.
@@ -63,7 +71,16 @@ export interface AlarmTargets {
   readonly serverErrors: cloudwatch.IMetric;
   /** The API's access log group, whose 429 lines {@link WebhookReceiverAlarms.apiThrottles} counts. */
   readonly accessLogGroup: logs.ILogGroup | undefined;
+  /** The archive's delivery stream, whose delivery to the bucket {@link WebhookReceiverAlarms.archiveDeliveryDelayed} watches. */
+  readonly archiveStream: firehose.IDeliveryStream | undefined;
 }
+
+/**
+ * Age of the oldest record not yet in the bucket above which the archive counts as stalled: two
+ * buffer intervals. A healthy stream writes each buffer within one interval of its first record
+ * (AWS recommends alarming beyond the buffering limit); a second one absorbs a slow write.
+ */
+export const ARCHIVE_DELIVERY_DELAY_SECONDS = 2 * ARCHIVE_LAYOUT.bufferSeconds;
 
 /**
  * Name of the metric counting the stage's 429 answers, in the receiver's namespace. A metric
@@ -204,6 +221,16 @@ export function createAlarms(
           metric: receiverMetric(METRIC_NAMES.archiveWriteFailure),
           threshold: 0,
           description: `Calls were answered but not archived within the ${ARCHIVE_LIMITS.writeBoundMs} ms bound: a replay of that time would miss them.`,
+        })
+      : undefined,
+    archiveDeliveryDelayed: targets.archiveStream
+      ? alarm('ArchiveDeliveryDelayed', {
+          metric: targets.archiveStream.metric('DeliveryToS3.DataFreshness', {
+            statistic: cloudwatch.Stats.MAXIMUM,
+            period: fiveMinutes,
+          }),
+          threshold: ARCHIVE_DELIVERY_DELAY_SECONDS,
+          description: `The archive's Firehose stream has held a record over ${ARCHIVE_DELIVERY_DELAY_SECONDS} s without writing it to the bucket (DeliveryToS3.DataFreshness): check the stream's error log group, the bucket's key and policy. Firehose retries for 24 hours, then drops the records.`,
         })
       : undefined,
     silence: createSilenceAlarms(scope, settings, actions),

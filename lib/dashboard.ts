@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -23,6 +24,8 @@ export interface DashboardTargets {
   /** The access log group whose 429 lines the `ApiThrottled-<service>` metric filter counts. */
   readonly accessLogGroup: logs.ILogGroup | undefined;
   readonly consumer: lambda.IFunction | undefined;
+  /** The archive's delivery stream (with `archive`). */
+  readonly archiveStream: firehose.IDeliveryStream | undefined;
 }
 
 /** Every graph sums or samples per minute: deliveries per minute is what an operator reads. */
@@ -153,10 +156,16 @@ export function createDashboard(
         receiver(METRIC_NAMES.keyLoadFailure, 'failed'),
       ],
     },
-    settings.archive
+    targets.archiveStream
       ? {
-          title: 'Archive: calls answered but not archived (npm run replay would miss them)',
+          title: 'Archive: calls not archived, and age (s) of the oldest record not yet in S3',
           left: [receiver(METRIC_NAMES.archiveWriteFailure, 'archive write failures')],
+          right: [
+            targets.archiveStream.metric('DeliveryToS3.DataFreshness', {
+              ...maximum,
+              label: 'oldest record not in S3 (s)',
+            }),
+          ],
         }
       : undefined,
     {

@@ -423,7 +423,8 @@ export interface WebhookReceiverProps {
    * execution environment. Records go through a Firehose delivery stream into an encrypted,
    * SSL-only, private bucket ({@link WebhookReceiver.archiveBucket}); `npm run replay` re-queues
    * a time window of them. Holds personal data. The write waits at most 500 ms and never changes
-   * the answer; a failed one is counted (`ArchiveWriteFailure`) and raises an alarm.
+   * the answer; a failed one is counted (`ArchiveWriteFailure`) and raises an alarm, as does a
+   * stream that holds records without writing them to the bucket (`ArchiveDeliveryDelayed`).
    * @default false
    */
   readonly archive?: boolean;

@@ -158,6 +158,7 @@ export class WebhookReceiver extends Construct {
         receiverFunction: this.receiverFunction,
         serverErrors: ingress.serverErrors,
         accessLogGroup: ingress.accessLogGroup,
+        archiveStream: this.archiveStream,
       },
       [...settings.alarmActions, ...(this.alarmTopic ? [new SnsAction(this.alarmTopic)] : [])],
     );
@@ -169,6 +170,7 @@ export class WebhookReceiver extends Construct {
           api: this.api,
           accessLogGroup: this.accessLogGroup,
           consumer: this.consumer,
+          archiveStream: this.archiveStream,
         })
       : undefined;
   }

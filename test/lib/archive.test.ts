@@ -3,8 +3,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Alias, type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ARCHIVE_DAYS } from '../../lambda/receiver/archive-record.js';
+import { ARCHIVE_LAYOUT, MAX_ARCHIVE_DAYS } from '../../lambda/receiver/archive-record.js';
 import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
+import { ARCHIVE_DELIVERY_DELAY_SECONDS } from '../../lib/alarms.js';
 import { readReceiverContext } from '../../lib/context.js';
 import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
 import { ReceiverStack } from '../../lib/receiver-stack.js';
@@ -185,6 +186,26 @@ describe('Archive of deliveries (archive, archiveDays, archiveEncryptionKey)', (
     });
   });
 
+  it('raises an alarm when Firehose holds a record two buffer intervals without writing it to the bucket', () => {
+    // Prepare
+    const { template, receiver, id } = archived;
+    const streamId = id(receiver.archiveStream);
+
+    // Assess: Firehose's own metric of its stream, its worst record per 5 minutes over 600 s.
+    expect(receiver.alarms.archiveDeliveryDelayed).toBeDefined();
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Firehose',
+      MetricName: 'DeliveryToS3.DataFreshness',
+      Dimensions: [{ Name: 'DeliveryStreamName', Value: { Ref: streamId } }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: ARCHIVE_DELIVERY_DELAY_SECONDS,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(ARCHIVE_DELIVERY_DELAY_SECONDS).toBe(2 * ARCHIVE_LAYOUT.bufferSeconds);
+  });
+
   it('keeps no archive in the construct unless asked, and refuses archiveDays without it', () => {
     // Act
     const plain = synthesize(() => ({}));
@@ -192,6 +213,7 @@ describe('Archive of deliveries (archive, archiveDays, archiveEncryptionKey)', (
     // Assess
     expect(plain.receiver.archiveBucket).toBeUndefined();
     expect(plain.receiver.alarms.archiveWriteFailures).toBeUndefined();
+    expect(plain.receiver.alarms.archiveDeliveryDelayed).toBeUndefined();
     plain.template.resourceCountIs('AWS::S3::Bucket', 0);
     plain.template.resourceCountIs('AWS::KinesisFirehose::DeliveryStream', 0);
     expect(() => synthesize(() => ({ archiveDays: 7 }))).toThrow(

@@ -248,7 +248,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
         'Dead-letter queue depth (npm run redrive moves them back)',
         'Consumer: failed records, skipped duplicates, errors',
         'Signing keys: loads and failures',
-        'Archive: calls answered but not archived (npm run replay would miss them)',
+        'Archive: calls not archived, and age (s) of the oldest record not yet in S3',
         'Calls turned away: API 429s and throttled invocations',
       ]);
       expect(endpoints.receiver.dashboard).toBeDefined();
@@ -256,7 +256,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
       quiet.template.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
     });
 
-    it('graphs latency p50 and p99 of the function and the front door, and the queues', () => {
+    it('graphs latency p50 and p99 of the function and the front door, the queues and the archive', () => {
       // Prepare
       const lines = dashboardBody(endpoints).widgets.flatMap(
         ({ properties }) => properties.metrics ?? [],
@@ -271,6 +271,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
       expect(stats('AWS/ApiGateway', 'Latency')).toEqual(['p50', 'p99']);
       expect(named('AWS/SQS', 'ApproximateNumberOfMessagesVisible')).toHaveLength(2);
       expect(named('AWS/SQS', 'ApproximateAgeOfOldestMessage')).toHaveLength(1);
+      expect(stats('AWS/Firehose', 'DeliveryToS3.DataFreshness')).toEqual(['Maximum']);
     });
   });
 
