@@ -148,10 +148,13 @@ const ACCESS_LOG_SAMPLE: Record<string, string> = {
   '$context.error.messageString': '-',
 };
 
-/** Bytes of one access log line: the construct's own format with the variables filled in. */
+/**
+ * Bytes of one access log line as CloudWatch Logs meters it: the construct's own format with the
+ * variables filled in, one event, billed like the receiver's lines (its bytes plus the event's).
+ */
 function accessLogBytes(format: string): number {
   const line = format.replace(/\$context\.[A-Za-z.]+/g, (name) => ACCESS_LOG_SAMPLE[name] ?? '-');
-  return Buffer.byteLength(`${line}\n`);
+  return Buffer.byteLength(line) + CLOUDWATCH_EVENT_OVERHEAD_BYTES;
 }
 
 /** Bytes of a front door's access log line per call: the construct's format filled in; none for a function URL. */
@@ -357,7 +360,7 @@ export const costSection: BenchSection = {
       notes: [
         ...summary,
         `Receiver duration: ${receiverBilledMs} ms billed per call at ${RECEIVER_MEMORY_MB} MB = the measured in-process p99 of a queued call (${handler.queued.p99Ms.toFixed(2)} ms, handler section) x ${ONE_VCPU_MEMORY_MB}/${RECEIVER_MEMORY_MB} (the vCPU share of ${RECEIVER_MEMORY_MB} MB), + ${SQS_ROUND_TRIP_MS} ms assumed for the SendMessage round trip, rounded up to 1 ms. Conservative: p99 rather than the median (${handler.queued.medianMs.toFixed(2)} ms), and the whole time scaled, though only CPU work slows down.`,
-        `CloudWatch Logs per call: ${receiverLogBytes.toFixed(0)} bytes of receiver log and EMF per queued call, measured in this run as CloudWatch meters them (each line's bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES}; see the logs section); ${DEPLOYED_PLATFORM_BYTES_PER_CALL} bytes of Lambda's own lines per invocation, as the construct deploys both functions with the JSON log format and system log level WARN (at Lambda's default, INFO, START/END/REPORT would add ${PLATFORM_BYTES_PER_CALL} bytes per invocation); and the access log line rendered from the construct's own format: ${accessLog('http-api')} bytes (HTTP API), ${accessLog('rest-api')} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
+        `CloudWatch Logs per call: ${receiverLogBytes.toFixed(0)} bytes of receiver log and EMF per queued call, measured in this run as CloudWatch meters them (each line's bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES}; see the logs section); ${DEPLOYED_PLATFORM_BYTES_PER_CALL} bytes of Lambda's own lines per invocation, as the construct deploys both functions with the JSON log format and system log level WARN (at Lambda's default, INFO, START/END/REPORT would add ${PLATFORM_BYTES_PER_CALL} bytes per invocation); and the access log line rendered from the construct's own format, metered the same way: ${accessLog('http-api')} bytes (HTTP API), ${accessLog('rest-api')} bytes (REST API), none for a function URL. The consumer's own log lines are not measured and not included.`,
         `SQS: the receiver's SendMessage per call, and per consumer batch of ${CONSUMER_BATCH_SIZE} (the construct's consumerBatchSize) one ReceiveMessage and one DeleteMessageBatch. At a steady 0.4 calls per second the 1 s batching window fills batches of about 1: priced with batches of 1, http-api costs ${usd(oneByOne.totalUsd)}. The event source mapping's empty long polls while idle cost the same whatever the traffic and are not included. With a FIFO queue, http-api costs ${usd(fifo.totalUsd)}.`,
         `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured: ${CONSUMER_BILLED_MS_PER_BATCH} ms of work, + ${IDEMPOTENCY_WRITE_REQUESTS.processed} DynamoDB writes of ${DYNAMODB_ROUND_TRIP_MS} ms each, the records of a batch in parallel).`,
         `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, in the second total above (not in the first, nor in the cost per million lines); each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
