@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +94,43 @@ async function validCalls(nodeOptions: readonly string[] = []): Promise<ValidCal
   } finally {
     // Stopping removes the run's folder, and with it the messages the run queued.
     await receiver.stop();
+  }
+}
+
+/**
+ * The floor of the valid calls: a bare `node:http` server in a child process that reads each body
+ * and answers 200 with npm start's queued body, nothing else. What this machine, its Node.js
+ * HTTP stack and the load generator manage with no receiver at all.
+ */
+const FLOOR_SERVER = `
+import { createServer } from 'node:http';
+const server = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"status":"queued"}');
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+
+/** The valid calls' load against {@link FLOOR_SERVER}: a warm-up, then the measured run. */
+async function floorCalls(): Promise<AutocannonResult> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', FLOOR_SERVER], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [port] = (await once(child.stdout, 'data')) as [Buffer];
+    const load = {
+      url: `http://127.0.0.1:${port.toString().trim()}`,
+      connections: CONNECTIONS,
+      requests: signedRequests('/webhook', 'floor-key'),
+    };
+    await autocannon({ ...load, duration: WARM_UP_SECONDS });
+    return await autocannon({ ...load, duration: SECONDS });
+  } finally {
+    child.kill();
+    if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
   }
 }
 
@@ -217,6 +256,7 @@ export const throughputSection: BenchSection = {
   async run(): Promise<BenchTable[]> {
     const [loadBefore = Number.NaN] = loadavg();
     const { result: valid } = await validCalls();
+    const floor = await floorCalls();
     const mix = await hostileMix();
     const profiled = await profiledValidCalls();
     const { run, queue, verdict } = mix;
@@ -236,6 +276,7 @@ export const throughputSection: BenchSection = {
           'messages without a 200',
           'answers outside the contract',
           'target req/s',
+          'ratio to floor',
         ],
         rows: [
           [
@@ -248,6 +289,7 @@ export const throughputSection: BenchSection = {
             '',
             String(valid.non2xx + valid.errors + valid.timeouts),
             String(TARGETS.valid),
+            (valid.requests.average / floor.requests.average).toFixed(2),
           ],
           [
             `hostile mix, npm run loadtest, ${HOSTILE_MIX.concurrency} connections`,
@@ -259,11 +301,25 @@ export const throughputSection: BenchSection = {
             String(queue.messages.length - verdict.matched),
             String(verdict.problems.length),
             String(TARGETS.hostileMix),
+            (run.results.length / seconds / floor.requests.average).toFixed(2),
+          ],
+          [
+            "floor: a bare node:http server answering 200, the valid calls' load",
+            String(floor.requests.total),
+            floor.requests.average.toFixed(0),
+            String(floor.latency.p50),
+            String(floor.latency.p99),
+            '',
+            '',
+            String(floor.non2xx + floor.errors + floor.timeouts),
+            '',
+            '1.00',
           ],
         ],
         notes: [
           `Valid calls: signed event_booked calls (${BODIES} distinct bodies, pre-signed), each answered 200 queued after a SendMessage to the embedded queue; ${WARM_UP_SECONDS} s warm-up not counted.`,
           `Hostile mix: ${HOSTILE_MIX.requests} calls of the load test's mix (genuine, replayed, forged, stale, oversized and ignored calls, seed ${HOSTILE_MIX.seed}) against a fresh npm start, then its queue drained and its archive read, and judged: every 200 queued answer has exactly one message with the identical body, every refused call its contract status, and each call answered 200 its archive record (${verdict.archived ?? 0} paired; ${verdict.problems.length === 0 ? 'PASS' : `FAIL: ${verdict.problems.join('; ')}`}).`,
+          `Floor: the valid calls' requests, connections and durations against a bare node:http server in a child process that reads each body and answers 200 with npm start's queued body and does nothing else: what this machine, its Node.js HTTP stack and autocannon manage without a receiver. Ratio to floor = req/s over the floor's req/s, measured in the same run, so a slower or busier machine lowers both; the targets are absolute, as issue 25 states them.`,
           `Each npm start (one Node process: HTTP server, handlers, embedded SQS with its journal flushed before every 200, the inspector, Powertools logs to a pipe) and its load generator share this machine's ${cpus().length} cores; the 1-minute load average before the runs was ${loadBefore.toFixed(2)}.`,
           `The deployed API is throttled at ${STAGE_THROTTLE_DEFAULTS.rateLimit} req/s steady and ${STAGE_THROTTLE_DEFAULTS.burstLimit} burst by default (context keys throttleRateLimit and throttleBurstLimit), below this; what it takes per front door is the capacity section.`,
         ],
