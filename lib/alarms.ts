@@ -12,6 +12,7 @@ import { endpointIdSuffix } from '../lambda/contract/endpoints.js';
 import { ARCHIVE_LAYOUT, ARCHIVE_LIMITS } from '../lambda/receiver/archive-record.js';
 import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
 import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
+import { archiveDeliveryAge } from './archive.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { receiverMetric as metricOfReceiver, verifiedDeliveries } from './receiver-metrics.js';
 import type { ReceiverSettings } from './receiver-settings.js';
@@ -225,10 +226,7 @@ export function createAlarms(
       : undefined,
     archiveDeliveryDelayed: targets.archiveStream
       ? alarm('ArchiveDeliveryDelayed', {
-          metric: targets.archiveStream.metric('DeliveryToS3.DataFreshness', {
-            statistic: cloudwatch.Stats.MAXIMUM,
-            period: fiveMinutes,
-          }),
+          metric: archiveDeliveryAge(targets.archiveStream, { period: fiveMinutes }),
           threshold: ARCHIVE_DELIVERY_DELAY_SECONDS,
           description: `The archive's Firehose stream has held a record over ${ARCHIVE_DELIVERY_DELAY_SECONDS} s without writing it to the bucket (DeliveryToS3.DataFreshness): check the stream's error log group, the bucket's key and policy. Firehose retries for 24 hours, then drops the records.`,
         })

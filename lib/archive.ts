@@ -1,4 +1,5 @@
 import { Duration, Size, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -17,6 +18,24 @@ const FIREHOSE_CIDR_MAPPING = '@aws-cdk--aws-kinesisfirehose.CidrBlocks';
 
 /** Default of `archiveDays`: how long archived calls are kept. */
 export const DEFAULT_ARCHIVE_DAYS = 30;
+
+/**
+ * Firehose's `DeliveryToS3.DataFreshness` of the archive's stream, at its maximum: the age in
+ * seconds of the oldest record not yet written to the bucket. It grows while Firehose cannot write
+ * (its key, the bucket's policy, an S3 outage), though every put the receiver makes succeeds.
+ *
+ * @param stream - the archive's delivery stream
+ * @param options - period and label
+ */
+export function archiveDeliveryAge(
+  stream: firehose.IDeliveryStream,
+  options: Omit<cloudwatch.MetricOptions, 'statistic'>,
+): cloudwatch.Metric {
+  return stream.metric('DeliveryToS3.DataFreshness', {
+    ...options,
+    statistic: cloudwatch.Stats.MAXIMUM,
+  });
+}
 
 /** The archive of deliveries: the bucket and the delivery stream that fills it. */
 export interface DeliveryArchive {

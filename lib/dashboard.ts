@@ -11,6 +11,7 @@ import { CONSUMER_METRIC_NAMES } from '../lambda/consumer/metric-names.js';
 import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
 import { METRIC_NAMES } from '../lambda/receiver/metric-names.js';
 import { apiThrottledMetricName } from './alarms.js';
+import { archiveDeliveryAge } from './archive.js';
 import { consumerServiceName } from './consumer-function.js';
 import { receiverMetric } from './receiver-metrics.js';
 import type { ReceiverSettings } from './receiver-settings.js';
@@ -161,8 +162,8 @@ export function createDashboard(
           title: 'Archive: calls not archived, and age (s) of the oldest record not yet in S3',
           left: [receiver(METRIC_NAMES.archiveWriteFailure, 'archive write failures')],
           right: [
-            targets.archiveStream.metric('DeliveryToS3.DataFreshness', {
-              ...maximum,
+            archiveDeliveryAge(targets.archiveStream, {
+              period: MINUTE,
               label: 'oldest record not in S3 (s)',
             }),
           ],
