@@ -50,7 +50,7 @@ export interface WebhookReceiverAlarms {
    */
   readonly archiveWriteFailures: cloudwatch.Alarm | undefined;
   /**
-   * Firehose has held a record for more than {@link ARCHIVE_DELIVERY_DELAY_SECONDS} without
+   * Firehose has held a record for more than 600 s (two buffer intervals) without
    * writing it to the bucket (`DeliveryToS3.DataFreshness`): every write the receiver made was
    * taken, but the archive is not growing (a key or bucket policy Firehose cannot use, an S3
    * outage). Firehose retries for 24 hours, then drops the records. Only with `archive`.

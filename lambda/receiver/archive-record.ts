@@ -11,12 +11,16 @@ import type { SinkMessage } from './decision/sink-message.js';
 /**
  * How the archive lays out its objects. Firehose writes each buffer to
  * `deliveries/yyyy/MM/dd/HH/` (UTC, the arrival hour of the buffer's oldest record), so a time
- * window is a listing of a few hour prefixes; failed deliveries go under `errors/`.
+ * window is a listing of a few hour prefixes.
  */
 export const ARCHIVE_LAYOUT = {
   /** Prefix of the delivered objects, before the hour path. */
   deliveriesPrefix: 'deliveries/',
-  /** Prefix of the records Firehose could not deliver. */
+  /**
+   * Error prefix, which Firehose requires beside a dated prefix. It writes there only records it
+   * could not process (a transformation or a format conversion, which this stream has none of),
+   * so nothing lands there; a record it cannot write to the bucket is retried, then dropped.
+   */
   errorsPrefix: 'errors/',
   /**
    * Longest time Firehose buffers records before it writes an object (its maximum for S3):

@@ -199,7 +199,7 @@ describe('Archive of deliveries (archive, archiveDays, archiveEncryptionKey)', (
       Dimensions: [{ Name: 'DeliveryStreamName', Value: { Ref: streamId } }],
       Statistic: 'Maximum',
       Period: 300,
-      Threshold: ARCHIVE_DELIVERY_DELAY_SECONDS,
+      Threshold: 600,
       ComparisonOperator: 'GreaterThanThreshold',
       TreatMissingData: 'notBreaching',
     });
