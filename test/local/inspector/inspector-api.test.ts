@@ -108,12 +108,11 @@ describe('Function: the inspector API', () => {
     // Assess
     expect(stale).toMatchObject({ status: 401, reason: 'timestamp_too_old', bookingId: '48213' });
     expect(stale.diagnosis?.[0]).toMatch(/^the signature is valid at --now 1716000060/);
-    expect(answer.delivery).toMatchObject({
-      status: 200,
-      reason: 'queued',
-      replayOf: id,
-      skewSeconds: 0,
-    });
+    expect(answer.delivery).toMatchObject({ status: 200, reason: 'queued', replayOf: id });
+    // Signed as it is sent: the skew is whole seconds between signing and receipt, so a
+    // second boundary (or a loaded CI machine) may read 1 or 2, never the stale call's hours.
+    expect(answer.delivery.skewSeconds).toBeGreaterThanOrEqual(0);
+    expect(answer.delivery.skewSeconds).toBeLessThanOrEqual(2);
     const replayed = await detailOf(answer.delivery.id);
     expect(replayed.body).toBe(STALE.body);
     expect(replayed.headers.find(([name]) => name === 'Service-Signature')?.[1]).not.toBe(
