@@ -60,6 +60,10 @@ export default defineConfig({
     // Temporary files of the whole run go under .local/, not the system temp folder. Set on the
     // root only: it runs once for the run, before any project's workers start.
     globalSetup: ['test/support/temp-folder.ts'],
+    // vitest's default (cores - 1) runs one file at a time on a 2-core machine, though most of
+    // the slow files wait on processes they started (npm start, esbuild, synthesis): two at a
+    // time overlap those waits.
+    maxWorkers: 2,
     projects: [
       ...Object.entries(TEST_TIERS).map(([name, settings], index) =>
         tier(name, settings, claimedBy(Object.values(TEST_TIERS).slice(0, index))),
