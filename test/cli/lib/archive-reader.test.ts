@@ -129,14 +129,18 @@ describe('Function: readArchiveWindow', () => {
       },
       { step: 'initialize' },
     );
-    const put = (Key: string, receivedAt?: string) =>
-      s3.send(
+    const put = (Key: string, receivedAt?: string) => {
+      const Body = receivedAt === undefined ? '' : `${JSON.stringify(record(receivedAt))}\n`;
+      // The length given: the SDK warns of a stream of unknown length for an empty body.
+      return s3.send(
         new PutObjectCommand({
           Bucket: archive.bucket,
           Key,
-          Body: receivedAt === undefined ? '' : `${JSON.stringify(record(receivedAt))}\n`,
+          Body,
+          ContentLength: Buffer.byteLength(Body),
         }),
       );
+    };
     await put('deliveries/2026/01/01/09/before', '2026-01-01T09:10:00.000Z');
     await put('deliveries/2026/01/01/10/first', '2026-01-01T10:30:00.000Z');
     for (let index = 0; index <= 1000; index++) {
