@@ -400,8 +400,9 @@ export interface WebhookReceiverProps {
 
   /**
    * Create a CloudWatch dashboard of the receiver: deliveries by outcome, reason and endpoint,
-   * latency, queue and dead-letter depth, consumer errors and duplicates, key loads and API
-   * throttling ({@link WebhookReceiver.dashboard}; $3 a month beyond the free three).
+   * latency, queue and dead-letter depth, consumer errors and duplicates, key loads, the archive
+   * (with `archive`) and API throttling ({@link WebhookReceiver.dashboard}; $3 a month beyond the
+   * free three).
    * @default true
    */
   readonly dashboard?: boolean;
