@@ -30,3 +30,13 @@ export function terminalSafe(text: string): string {
     (control) => `\\u${control.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/**
+ * `text` of several lines safe to print on a terminal: each line as {@link terminalSafe} shows it,
+ * the line breaks kept, for a message that quotes what the user typed or what a process printed.
+ *
+ * @param text - lines separated by `\n`
+ */
+export function terminalSafeLines(text: string): string {
+  return text.split('\n').map(terminalSafe).join('\n');
+}

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { EXIT_STATUS, ToolError, UsageError } from './exit-status.js';
 import { NETWORK_TIMEOUT_MS } from './network.js';
+import { terminalSafeLines } from './terminal-text.js';
 
 // Tools import the usage error with the rest of their frame from here; it lives with the other
 // exit statuses.
@@ -84,8 +85,9 @@ export interface ToolDescription {
 /**
  * The common frame of every tool: parse the arguments (`'help'` prints the usage on stdout and
  * exits 0), then run with the parsed options. A {@link ToolError} from either step is one line on
- * stderr and its exit status (see `exit-status.ts`); a {@link UsageError} points at `--help`, and
- * for an unknown option is followed by the usage.
+ * stderr, its control characters shown as escapes since it may quote what was typed or answered,
+ * and its exit status (see `exit-status.ts`); a {@link UsageError} points at `--help`, and for an
+ * unknown option is followed by the usage.
  *
  * @param io - where usage and errors go
  * @param tool - name and usage text
@@ -107,10 +109,12 @@ export async function runTool<Options>(
     return await run(options);
   } catch (error) {
     if (!(error instanceof ToolError)) throw error;
+    // Messages quote arguments and answers as they came, escape sequences included.
+    const message = terminalSafeLines(error.message);
     if (!(error instanceof UsageError)) {
-      io.err(error.message);
+      io.err(message);
     } else {
-      io.err(`${error.message} (see npm run ${tool.name} -- --help)`);
+      io.err(`${message} (see npm run ${tool.name} -- --help)`);
       if (error.showUsage) io.err(`\n${tool.usage}`);
     }
     return error.exitStatus;
@@ -126,26 +130,37 @@ export function isHttpUrl(text: string): boolean {
 const AUTHORITY_START = /^[a-z][a-z0-9+.-]*:[/\\]*/i;
 
 /**
+ * Where the authority starts in text that is no http(s) URL: after a scheme only when a slash
+ * follows it (in `user:pw@host` the `user:` is userinfo, not a scheme), else after any leading
+ * slashes (`//user:pw@host`).
+ */
+const LOOSE_AUTHORITY_START = /^(?:[a-z][a-z0-9+.-]*:[/\\]+|[/\\]*)/i;
+
+/**
  * `url` as a tool prints it: with the userinfo before its host replaced by `***`
  * (`http://***@host/webhook`), so a password or a token given for basic auth or a proxy (a token
  * is often the user name) does not end up in a terminal's scrollback, a CI log or a bug report.
- * The userinfo is what the WHATWG URL parser takes for it (up to the last `@` of the authority,
- * also after `http:` without slashes or with backslashes); in text that is no valid URL,
- * everything from the scheme to the last `@`. The rest is kept as typed, not normalised.
+ * In an http(s) URL the userinfo is what the WHATWG URL parser takes for it (up to the last `@`
+ * of the authority, also after `http:` without slashes or with backslashes). In any other text
+ * (an error message quotes what was typed) it is everything after a scheme and its slashes, or
+ * from the start when none lead, up to the last `@`, unless white space shows it is no URL. The
+ * rest is kept as typed, not normalised.
  *
  * @param url - a URL given by the user, e.g. `--url` or `--queue-url`
  */
 export function urlWithoutPassword(url: string): string {
-  const start = AUTHORITY_START.exec(url)?.[0].length;
-  if (start === undefined) return url;
-  const rest = url.slice(start);
-  let authority = rest;
-  if (URL.canParse(url)) {
+  if (isHttpUrl(url)) {
     const { username, password } = new URL(url);
     if (username === '' && password === '') return url;
+    const start = AUTHORITY_START.exec(url)?.[0].length ?? 0;
+    const rest = url.slice(start);
     const end = rest.search(/[/?#\\]/);
-    if (end !== -1) authority = rest.slice(0, end);
+    const authority = end === -1 ? rest : rest.slice(0, end);
+    return `${url.slice(0, start)}***${rest.slice(authority.lastIndexOf('@'))}`;
   }
-  const at = authority.lastIndexOf('@');
-  return at === -1 ? url : `${url.slice(0, start)}***${rest.slice(at)}`;
+  const start = LOOSE_AUTHORITY_START.exec(url)?.[0].length ?? 0;
+  const rest = url.slice(start);
+  const at = rest.lastIndexOf('@');
+  if (at === -1 || /\s/.test(rest.slice(0, at))) return url;
+  return `${url.slice(0, start)}***${rest.slice(at)}`;
 }

@@ -211,6 +211,7 @@ describe('Function: main (send)', () => {
     // Act
     const refused = await send(['--url', 'http://user:hunter2@127.0.0.1:1/webhook']);
     const notHttp = await send(['--url', 'ftp://user:hunter2@example.com/webhook']);
+    const noScheme = await send(['--url', 'user:hunter2@127.0.0.1:1/webhook']);
 
     // Assess
     expect(refused.status).toBe(4);
@@ -220,6 +221,20 @@ describe('Function: main (send)', () => {
     expect(notHttp.status).toBe(2);
     expect(notHttp.err).toEqual([
       "--url must be an http(s) URL, got 'ftp://***@example.com/webhook' (see npm run send -- --help)",
+    ]);
+    expect(noScheme.err).toEqual([
+      "--url must be an http(s) URL, got '***@127.0.0.1:1/webhook' (see npm run send -- --help)",
+    ]);
+  });
+
+  it('shows the escape sequences of an argument it refuses, rather than sending them to the terminal', async () => {
+    // Act
+    const result = await send(['--count', '1\u001b[2J\u0007']);
+
+    // Assess
+    expect(result.status).toBe(2);
+    expect(result.err).toEqual([
+      "--count must be a whole number of at least 1, got '1\\u001b[2J\\u0007' (see npm run send -- --help)",
     ]);
   });
 

@@ -18,6 +18,10 @@ describe('Function: urlWithoutPassword', () => {
     ['http:\\\\user:pw@host/x', 'http:\\\\***@host/x'],
     // No valid URL (the password holds a /): everything up to the last @.
     ['http://user:pa/ss@host', 'http://***@host'],
+    // Typed without http:// (refused with an error that quotes it): `user:` is no scheme.
+    ['user:s3cret@127.0.0.1:4100/webhook', '***@127.0.0.1:4100/webhook'],
+    ['//user:s3cret@127.0.0.1:4100/webhook', '//***@127.0.0.1:4100/webhook'],
+    ['ghp_token@hooks.example.com/webhook', '***@hooks.example.com/webhook'],
   ])('hides the userinfo of %s', (url, shown) => {
     // Act & Assess
     expect(urlWithoutPassword(url)).toBe(shown);
