@@ -5,6 +5,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { SIGNATURE_HEADER } from '../lambda/core/signature-header.js';
 import { NETWORK_TIMEOUT_MS } from './network.js';
 
 /** The answer of the receiver to one call. */
@@ -36,7 +37,7 @@ export function postWebhook(
           'Content-Type': 'application/json',
           'Content-Length': String(body.byteLength),
           Connection: 'close',
-          'Service-Signature': signature,
+          [SIGNATURE_HEADER]: signature,
         },
         signal,
       },

@@ -1,3 +1,9 @@
+/** The header the service signs its calls in (spec section 2.4), as it spells it. */
+export const SIGNATURE_HEADER = 'Service-Signature';
+
+/** {@link SIGNATURE_HEADER} as Node.js and API Gateway's HTTP API hand header names over: lower case. */
+export const SIGNATURE_HEADER_KEY = 'service-signature';
+
 /**
  * Longest `Service-Signature` value we read, in characters. A genuine header is about 80
  * characters (a few more with several signatures during a key rotation); anything far longer is

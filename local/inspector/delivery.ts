@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isLoopbackAddress } from '../../devkit/local-run.js';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
+import { SIGNATURE_HEADER_KEY } from '../../lambda/core/signature-header.js';
 import { ALLOWED_SOURCE_IPS } from '../../lambda/receiver/config.js';
 import { SOURCE_NOT_ALLOWED } from '../../lambda/receiver/source-allowlist.js';
 import type { ObservedDelivery } from '../webhook-server.js';
@@ -302,7 +303,7 @@ function sourceNotAllowedHints(sourceIp: string): string[] {
 export function signatureOf(
   headers: ReadonlyArray<readonly [name: string, value: string]>,
 ): string | undefined {
-  return headerOf(headers, 'service-signature');
+  return headerOf(headers, SIGNATURE_HEADER_KEY);
 }
 
 /** The value of the first header named `name` (lower case; any case as sent), if any. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { diagnoseSignature } from '../../devkit/diagnose-signature.js';
 import type { LocalWebhookSecret } from '../../devkit/dotenv.js';
 import type { VerifyFailureReason } from '../../lambda/core/index.js';
-import { parseSignatureHeader } from '../../lambda/core/index.js';
+import { BodyNotJsonError, parseSignatureHeader } from '../../lambda/core/index.js';
 import type { ArchivedObject } from '../local-archive.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { INSPECTOR_PATH } from '../webhook-server.js';
@@ -19,7 +19,7 @@ import { MAX_HELD_BODY_BYTES, MAX_KEPT_BODY_BYTES, MAX_STREAM_BACKLOG_BYTES } fr
 import { MessageTracker } from './message-tracker.js';
 import { pageAssets } from './page-assets.js';
 import { tapQueueRequests } from './queue-tap.js';
-import { NOT_REPLAYABLE, replayDelivery } from './replay.js';
+import { NOT_REPLAYABLE, NOT_SIGNABLE, type ReplayAnswer, replayDelivery } from './replay.js';
 
 /** Options of {@link createInspector}. */
 export interface InspectorOptions {
@@ -225,10 +225,17 @@ export function createInspector(options: InspectorOptions): Inspector {
     const freshRefusal = fresh ? freshReplayRefusal(request, stored) : undefined;
     if (freshRefusal !== undefined) return sendJson(response, 403, { message: freshRefusal });
     const freshKey = fresh ? keyOfTarget(stored.target) : undefined;
-    const answer = await replayDelivery(stored, {
-      origin: options.origin(),
-      ...(freshKey === undefined ? {} : { freshSignatureKey: freshKey.secret }),
-    });
+    let answer: ReplayAnswer;
+    try {
+      answer = await replayDelivery(stored, {
+        origin: options.origin(),
+        ...(freshKey === undefined ? {} : { freshSignatureKey: freshKey.secret }),
+      });
+    } catch (error) {
+      if (error instanceof BodyNotJsonError)
+        return sendJson(response, 409, { message: NOT_SIGNABLE });
+      throw error;
+    }
     if (answer.requestId !== undefined) store.update(answer.requestId, { replayOf: id });
     const replayed = answer.requestId === undefined ? undefined : store.get(answer.requestId);
     return sendJson(response, 200, {

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { WebhookReceiverError } from '../../lambda/core/errors.js';
 import { signPayload } from '../../lambda/core/index.js';
+import { SIGNATURE_HEADER, SIGNATURE_HEADER_KEY } from '../../lambda/core/signature-header.js';
 import type { StoredDelivery } from './delivery.js';
 
 /** How a delivery is sent again. */
@@ -25,12 +26,18 @@ export const NOT_REPLAYABLE =
 /** A replay asked of a delivery whose exact bytes are not kept (the inspector checks first). */
 export class NotReplayableError extends WebhookReceiverError {}
 
+/** Why a delivery whose body is not JSON cannot be replayed with a fresh signature. */
+export const NOT_SIGNABLE =
+  'the body is not a single JSON value, which the service never signs: replay the exact request instead';
+
 /**
  * Sends a kept delivery to the local server again: same method, target, headers (names as
- * spelled, in order; `Host` is the server's) and exact body bytes. Only to the local server's own
- * origin: the inspector never sends anything off this machine.
+ * spelled, in order; `Host` is the server's) and exact body bytes; with a fresh signature, its
+ * `Service-Signature` is replaced, or added when the call had none. Only to the local server's
+ * own origin: the inspector never sends anything off this machine.
  *
  * @throws {NotReplayableError} when the body was too large to keep, so an exact replay is impossible
+ * @throws {BodyNotJsonError} when a fresh signature is asked of a body that is not JSON ({@link NOT_SIGNABLE})
  */
 export function replayDelivery(
   delivery: StoredDelivery,
@@ -40,17 +47,25 @@ export function replayDelivery(
   if (body === undefined) {
     throw new NotReplayableError(NOT_REPLAYABLE);
   }
+  // Signed before anything is sent, so a body that cannot be signed sends nothing.
+  const freshSignature =
+    options.freshSignatureKey === undefined
+      ? undefined
+      : signPayload(body, options.freshSignatureKey, Math.floor(Date.now() / 1000));
   const headers: Record<string, string> = {};
+  let signed = false;
   const { rawHeaders } = delivery;
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index] ?? '';
     let value = rawHeaders[index + 1] ?? '';
     if (name.toLowerCase() === 'host') continue;
-    if (name.toLowerCase() === 'service-signature' && options.freshSignatureKey !== undefined) {
-      value = signPayload(body, options.freshSignatureKey, Math.floor(Date.now() / 1000));
+    if (name.toLowerCase() === SIGNATURE_HEADER_KEY && freshSignature !== undefined) {
+      value = freshSignature;
+      signed = true;
     }
     headers[name] = value;
   }
+  if (freshSignature !== undefined && !signed) headers[SIGNATURE_HEADER] = freshSignature;
   const url = new URL(delivery.target, options.origin);
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(url, { method: delivery.method, headers }, (response) => {

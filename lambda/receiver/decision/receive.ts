@@ -1,4 +1,5 @@
 import { WebhookReceiverError } from '../../core/errors.js';
+import { SIGNATURE_HEADER_KEY } from '../../core/signature-header.js';
 import {
   type SignedForm,
   type VerifyResult,
@@ -277,7 +278,7 @@ function verifyWith(
   policy: ReceivePolicy,
 ): VerifyResult {
   return verifySignature({
-    header: request.headers['service-signature'],
+    header: request.headers[SIGNATURE_HEADER_KEY],
     body: request.body,
     keys: keys.keys,
     now,

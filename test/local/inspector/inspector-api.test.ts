@@ -120,6 +120,41 @@ describe('Function: the inspector API', () => {
     );
   });
 
+  it('signs afresh a call that came without a signature, which is then queued', async () => {
+    // Prepare
+    const body = JSON.stringify(bookingPayload());
+    const id = await post(body, { 'Content-Type': 'application/json' });
+
+    // Act
+    const replay = await fetch(`${api}/${id}/replay?fresh=1`, { method: 'POST' });
+    const answer = (await replay.json()) as { delivery: DeliverySummary };
+
+    // Assess
+    expect((await detailOf(id)).reason).toBe('missing_header');
+    expect(answer.delivery).toMatchObject({ status: 200, reason: 'queued', replayOf: id });
+    const replayed = await detailOf(answer.delivery.id);
+    expect(replayed.body).toBe(body);
+    expect(replayed.headers.filter(([name]) => name === 'Service-Signature')).toHaveLength(1);
+  });
+
+  it('refuses with 409, sending nothing, to sign afresh a body that is not JSON', async () => {
+    // Prepare
+    const id = await post('not json', { 'Service-Signature': STALE.header });
+    const before = (await (await fetch(api)).json()) as { deliveries: DeliverySummary[] };
+
+    // Act
+    const replay = await fetch(`${api}/${id}/replay?fresh=1`, { method: 'POST' });
+
+    // Assess
+    expect(replay.status).toBe(409);
+    expect(await replay.json()).toEqual({
+      message:
+        'the body is not a single JSON value, which the service never signs: replay the exact request instead',
+    });
+    const after = (await (await fetch(api)).json()) as { deliveries: DeliverySummary[] };
+    expect(after.deliveries).toHaveLength(before.deliveries.length);
+  });
+
   it('keeps a body above 64 KiB truncated, with its full size and SHA-256', async () => {
     // Prepare
     const body = JSON.stringify({ event: 'event_booked', padding: 'x'.repeat(80 * 1024) });
