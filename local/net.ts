@@ -100,16 +100,24 @@ export class BodyBudget {
     this.#maxBytes = maxBytes;
   }
 
-  /** Takes `bytes` of the budget; false, taking nothing, when they do not fit. */
-  take(bytes: number): boolean {
+  /**
+   * Takes `bytes` for a request until it or its answer closes, whichever comes first: a server
+   * that answers before reading a body drains the rest and drops it, and when its client then
+   * goes away the request itself may never emit `close`. False, taking nothing, when they do not
+   * fit.
+   */
+  takeWhileOpen(request: IncomingMessage, response: ServerResponse, bytes: number): boolean {
     if (this.#taken + bytes > this.#maxBytes) return false;
     this.#taken += bytes;
+    let given = false;
+    const give = (): void => {
+      if (given) return;
+      given = true;
+      this.#taken -= bytes;
+    };
+    request.once('close', give);
+    response.once('close', give);
     return true;
-  }
-
-  /** Gives back what {@link take} took. */
-  give(bytes: number): void {
-    this.#taken -= bytes;
   }
 }
 
@@ -150,21 +158,10 @@ export function limitRequestBodies(limits: BodyLimits, listener: RequestListener
         ? { status: 411, message: 'a request body must declare its Content-Length' }
         : declared > limits.maxBytes
           ? { status: 413, message: `a request body may hold at most ${limits.maxBytes} bytes` }
-          : limits.budget.take(declared)
+          : limits.budget.takeWhileOpen(request, response, declared)
             ? undefined
             : { status: 503, message: 'too many request bodies are being read; retry' };
     if (refusal === undefined) {
-      // Given back once, when the request or its answer ends, whichever comes first: a server
-      // that answers before reading a body drains the rest and drops it, and when its client
-      // then goes away the request itself may never emit `close`.
-      let given = false;
-      const give = (): void => {
-        if (given) return;
-        given = true;
-        limits.budget.give(declared);
-      };
-      request.once('close', give);
-      response.once('close', give);
       continueBody(response);
       listener(request, response);
       return;

@@ -8,7 +8,14 @@ import { RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/settings.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
-import { closeServer, continueBody, continueOnlyToRead, endWithJson, listen } from './net.js';
+import {
+  BodyBudget,
+  closeServer,
+  continueBody,
+  continueOnlyToRead,
+  endWithJson,
+  listen,
+} from './net.js';
 
 /** Longest a client may take to send the request line and headers (slowloris guard). */
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -18,6 +25,18 @@ const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /** What the receiver answers a body over `MAX_BODY_BYTES`; the server answers it the same way. */
 const PAYLOAD_TOO_LARGE = { error: 'payload_too_large', reason: 'payload_too_large' } as const;
+
+/**
+ * How many bodies of `MAX_BODY_BYTES` the server reads at once, all connections together: twice
+ * {@link MAX_ENVIRONMENTS}, every environment busy and as many bodies arriving behind them. Any
+ * process on this machine can open connections, and with a bound per body only, each one
+ * holding a body just under it for the 30 s the server waits grew the process without end
+ * (1,500 connections: 121 MB to 513 MB).
+ */
+const LARGEST_BODIES_AT_ONCE = 64;
+
+/** API Gateway's answer when it throttles a call: the server's answer beyond its body budget. */
+const TOO_MANY_REQUESTS = { message: 'Too Many Requests' } as const;
 
 /** Stage name reported in the events of the local run. */
 const LOCAL_STAGE = 'local';
@@ -152,6 +171,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const invokeInTurn: ProxyHandler = (event, context) => environments.invoke(event, context);
   const connections = new Connections();
   const draining = new Draining(connections);
+  const bodies = new BodyBudget(LARGEST_BODIES_AT_ONCE * options.maxBodyBytes);
   const server = createServer(
     {
       headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
@@ -164,19 +184,23 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         draining.track(
           request,
           response,
-          serve(request, response, { ...options, handler: invokeInTurn }, connections).catch(
-            (error: unknown) => {
-              if (error instanceof ClientGoneError) {
-                options.onClientGone?.(`${request.method} ${request.url}: ${error.message}`);
-                response.destroy();
-                return;
-              }
-              options.onHandlerError?.(error);
-              if (!response.headersSent) {
-                writeJson(response, 502, { message: 'Internal server error' });
-              } else response.destroy();
-            },
-          ),
+          serve(
+            request,
+            response,
+            { ...options, handler: invokeInTurn },
+            connections,
+            bodies,
+          ).catch((error: unknown) => {
+            if (error instanceof ClientGoneError) {
+              options.onClientGone?.(`${request.method} ${request.url}: ${error.message}`);
+              response.destroy();
+              return;
+            }
+            options.onHandlerError?.(error);
+            if (!response.headersSent) {
+              writeJson(response, 502, { message: 'Internal server error' });
+            } else response.destroy();
+          }),
         ),
       ),
   );
@@ -294,6 +318,7 @@ async function serve(
   response: ServerResponse,
   options: WebhookServerOptions,
   connections: Connections,
+  bodies: BodyBudget,
 ): Promise<void> {
   const target = request.url ?? '';
   // Origin-form only ("/path?query"): `*`, absolute-form and authority-form are not API calls.
@@ -334,28 +359,50 @@ async function serve(
       responseBody,
       ...(bodyNotRead === undefined ? {} : { bodyNotRead }),
     });
-  const declared = Number(request.headers['content-length'] ?? 0);
-  let body: Buffer | undefined;
-  if (declared <= options.maxBodyBytes) {
-    continueBody(response);
-    body = await readBody(request, options.maxBodyBytes);
-  }
-  if (body === undefined) {
-    // Answered at once, like API Gateway; the connection closes after it (see Connections),
-    // and the inspector lists the call with its verdict.
+  // Answered at once without reading the body, like API Gateway; the connection closes after it
+  // (see Connections), and the inspector lists the call with its verdict.
+  const answerUnread = (
+    statusCode: number,
+    answer: object,
+    bodyNotRead: string,
+    headers: Readonly<Record<string, string>> = {},
+  ): void => {
     discardBody(request);
     connections.closeAfterAnswer(request.socket);
     response.setHeader('connection', 'close');
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     response.setHeader('x-amzn-RequestId', requestId);
-    const answer = JSON.stringify(PAYLOAD_TOO_LARGE);
-    writeJson(response, 413, PAYLOAD_TOO_LARGE);
-    observe(
+    writeJson(response, statusCode, answer);
+    observe(statusCode, JSON.stringify(answer), Buffer.alloc(0), bodyNotRead);
+  };
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > options.maxBodyBytes) {
+    answerUnread(
       413,
-      answer,
-      Buffer.alloc(0),
-      declared > options.maxBodyBytes
-        ? `the body was not read: its Content-Length (${declared} bytes) is above MAX_BODY_BYTES (${options.maxBodyBytes})`
-        : `the body was not read past MAX_BODY_BYTES (${options.maxBodyBytes} bytes)`,
+      PAYLOAD_TOO_LARGE,
+      `the body was not read: its Content-Length (${declared} bytes) is above MAX_BODY_BYTES (${options.maxBodyBytes})`,
+    );
+    return;
+  }
+  // A chunked body may grow to the limit, so that much is held for it.
+  const held = request.headers['transfer-encoding'] === undefined ? declared : options.maxBodyBytes;
+  if (!bodies.takeWhileOpen(request, response, held)) {
+    // A sender retries a 429 as it would a throttled call.
+    answerUnread(
+      429,
+      TOO_MANY_REQUESTS,
+      `the body was not read: ${LARGEST_BODIES_AT_ONCE} bodies of up to MAX_BODY_BYTES were being read`,
+      { 'retry-after': '1' },
+    );
+    return;
+  }
+  continueBody(response);
+  const body = await readBody(request, options.maxBodyBytes);
+  if (body === undefined) {
+    answerUnread(
+      413,
+      PAYLOAD_TOO_LARGE,
+      `the body was not read past MAX_BODY_BYTES (${options.maxBodyBytes} bytes)`,
     );
     return;
   }

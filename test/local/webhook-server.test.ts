@@ -286,6 +286,38 @@ describe('Function: startWebhookServer', () => {
     expect(events).toHaveLength(0);
   });
 
+  it('answers 429 to a body beyond what 64 bodies at the limit hold, until those connections close', async () => {
+    // Prepare: 64 connections each hold a body of 1,000 declared bytes, one byte short.
+    const { handler } = recordingHandler();
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', handler, maxBodyBytes: 1000 });
+    const port = server.port;
+    const holding = Array.from({ length: 64 }, () => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        `POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n${'x'.repeat(999)}`,
+      );
+      return socket;
+    });
+    const call = (body: string) =>
+      rawRequest(
+        port,
+        `POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        1_000,
+      );
+    await expect.poll(() => call('{}'), { timeout: 5_000 }).toMatch(/^HTTP\/1.1 429 /);
+
+    // Act
+    const refused = await call('{}');
+    for (const socket of holding) socket.destroy();
+    await expect.poll(() => call('{}'), { timeout: 5_000 }).toMatch(/^HTTP\/1.1 200 /);
+
+    // Assess
+    expect(refused).toMatch(/^HTTP\/1.1 429 /);
+    expect(refused.toLowerCase()).toContain('retry-after: 1');
+    expect(refused).toContain('{"message":"Too Many Requests"}');
+  });
+
   it('answers 408 and drops a body that does not arrive within the body time-out', async () => {
     // Prepare
     const { handler, events } = recordingHandler();
