@@ -26,15 +26,6 @@ const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /** What the receiver answers a body over `MAX_BODY_BYTES`; the server answers it the same way. */
 const PAYLOAD_TOO_LARGE = { error: 'payload_too_large', reason: 'payload_too_large' } as const;
 
-/**
- * How many bodies of `MAX_BODY_BYTES` the server reads at once, all connections together: twice
- * {@link MAX_ENVIRONMENTS}, every environment busy and as many bodies arriving behind them. Any
- * process on this machine can open connections, and with a bound per body only, each one
- * holding a body just under it for the 30 s the server waits grew the process without end
- * (1,500 connections: 121 MB to 513 MB).
- */
-const LARGEST_BODIES_AT_ONCE = 64;
-
 /** API Gateway's answer when it throttles a call: the server's answer beyond its body budget. */
 const TOO_MANY_REQUESTS = { message: 'Too Many Requests' } as const;
 
@@ -108,6 +99,15 @@ export interface WebhookServerOptions {
  * connections cannot start handlers without bound.
  */
 export const MAX_ENVIRONMENTS = 32;
+
+/**
+ * How many bodies of `MAX_BODY_BYTES` the server reads at once, all connections together (64):
+ * every environment busy and as many bodies arriving behind them. Any process on this machine
+ * can open connections, and with a bound per body only, each one holding a body just under it
+ * for the 30 s the server waits grew the process without end (1,500 connections: 121 MB to
+ * 513 MB).
+ */
+const LARGEST_BODIES_AT_ONCE = 2 * MAX_ENVIRONMENTS;
 
 /** Path prefix of the local delivery inspector (see `local/inspector/`). */
 export const INSPECTOR_PATH = '/_inspector';
