@@ -4,6 +4,7 @@
  * @module
  */
 
+import { isUtf8 } from 'node:buffer';
 import { resolve } from 'node:path';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from '../devkit/cli-options.js';
 import { DOTENV_FILE, withDotEnvWebhookSecret } from '../devkit/dotenv.js';
@@ -62,6 +63,13 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
     },
     async ({ body, key, t }) => {
       const signingKey = await resolveKeyOption(key, io);
+      if (!isUtf8(body)) {
+        // The receiver answers such a body 400 body_not_utf8, whatever its signature.
+        throw new ToolError(
+          'the --body-file is not valid UTF-8: the service only signs JSON bodies, which are UTF-8',
+          EXIT_STATUS.refused,
+        );
+      }
       try {
         io.out(signPayload(body, signingKey.key, t));
         return EXIT_STATUS.ok;

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { isUtf8 } from 'node:buffer';
 import { resolve } from 'node:path';
 import { readFileOption, unixSecondsNow, wholeSecondsOption } from '../devkit/cli-options.js';
 import {
@@ -80,6 +81,15 @@ function verify(options: VerifyOptions & { readonly key: SigningKey }, io: ToolI
     now,
     toleranceSeconds: tolerance,
   });
+  if (result.ok && !isUtf8(body)) {
+    // The signature covers the text decoded with U+FFFD for the bad bytes; the receiver refuses
+    // the bytes themselves after verifying.
+    io.out('invalid: body_not_utf8');
+    io.out(
+      'hint: the signature matches, but the body is not valid UTF-8: the receiver answers such a call 400 body_not_utf8',
+    );
+    return EXIT_STATUS.refused;
+  }
   if (result.ok) {
     io.out(`valid (form: ${result.form})`);
     return EXIT_STATUS.ok;

@@ -72,6 +72,27 @@ describe.concurrent('Script: npm run sign', () => {
     });
   });
 
+  it('exits 1 with one line on stderr for a body that is not valid UTF-8', async ({ expect }) => {
+    // Prepare
+    const body = await file(
+      'latin1.json',
+      Buffer.from('{"event":"event_booked","name":"Zo\xeb"}', 'latin1'),
+    );
+
+    // Act
+    const run = await runScript('sign', ['--body-file', body, '--t', '1'], {
+      WEBHOOK_SECRET: 'key',
+    });
+
+    // Assess
+    expect(run).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        'the --body-file is not valid UTF-8: the service only signs JSON bodies, which are UTF-8\n',
+    });
+  });
+
   it('refuses a key given as an argument with exit 2', async ({ expect }) => {
     // Act
     const run = await runScript('sign', ['--body-file', 'x.json', '--key=secret-value']);

@@ -33,6 +33,30 @@ describe.concurrent('Script: npm run verify', () => {
     expect(run).toEqual({ status: 0, stdout: 'valid (form: as_sent)\n', stderr: '' });
   });
 
+  it('exits 1 with body_not_utf8 for a body that is not valid UTF-8, as the receiver refuses it, though its text matches', async ({
+    expect,
+  }) => {
+    // Prepare: signed over the text a lossy decoder makes of the bytes (U+FFFD for 0xEB).
+    const bytes = Buffer.from('{"event":"event_booked","name":"Zo\xeb"}', 'latin1');
+    const body = await file('latin1.json', bytes);
+    const header = signPayload(bytes, 'key', 1_716_000_000);
+
+    // Act
+    const run = await runScript(
+      'verify',
+      ['--header', header, '--body-file', body, '--now', '1716000000'],
+      { WEBHOOK_SECRET: 'key' },
+    );
+
+    // Assess
+    expect(run).toEqual({
+      status: 1,
+      stdout:
+        'invalid: body_not_utf8\nhint: the signature matches, but the body is not valid UTF-8: the receiver answers such a call 400 body_not_utf8\n',
+      stderr: '',
+    });
+  });
+
   it('reads the key from --secret-file, trimmed, and names the slash form that matched', async ({
     expect,
   }) => {

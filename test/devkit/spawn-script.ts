@@ -55,7 +55,7 @@ export function runScript(
  *
  * @returns a function that writes `content` to a new file there and resolves with its path
  */
-export function scratchFiles(): (name: string, content: string) => Promise<string> {
+export function scratchFiles(): (name: string, content: string | Uint8Array) => Promise<string> {
   let dir = '';
   beforeAll(async () => {
     dir = await makeScratchDir('script');
