@@ -4,6 +4,7 @@ import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { webhookPath } from '../lambda/contract/endpoints.js';
 import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
 import { signPayload } from '../lambda/core/index.js';
+import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
 import {
   ARCHIVE_LAYOUT,
   ARCHIVE_LIMITS,
@@ -114,7 +115,7 @@ export function archiveRecordBytes(bodyBytes: number): number {
     {
       method: 'POST',
       headers: {
-        'service-signature': signPayload(body, 'bench-key', timestamp),
+        [SIGNATURE_HEADER_KEY]: signPayload(body, 'bench-key', timestamp),
         'content-type': 'application/json',
         'user-agent': 'GuzzleHttp/7',
       },

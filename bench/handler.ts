@@ -7,6 +7,7 @@ import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { sqsClientFor } from '../devkit/sqs-client.js';
 import { webhookPath } from '../lambda/contract/endpoints.js';
 import { signPayload } from '../lambda/core/index.js';
+import { SIGNATURE_HEADER } from '../lambda/core/signature-header.js';
 import { loadConfig } from '../lambda/receiver/config.js';
 import { createHandler, type ReceiverHandler } from '../lambda/receiver/handler.js';
 import { DEFAULT_SYSTEM_LOG_LEVEL } from '../lib/receiver-settings.js';
@@ -144,7 +145,7 @@ export function signedEvent(
       method: 'POST',
       target: webhookPath(),
       httpVersion: '1.1',
-      rawHeaders: ['Content-Type', 'application/json', 'Service-Signature', signature],
+      rawHeaders: ['Content-Type', 'application/json', SIGNATURE_HEADER, signature],
       body: Buffer.from(body),
       sourceIp: '203.0.113.10',
     },

@@ -2,6 +2,7 @@ import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type LocalProcess, startLocalProcess } from '../devkit/local-process.js';
 import { signPayload } from '../lambda/core/index.js';
+import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
 import { percentile } from './percentile.js';
 import type { BenchSection, BenchTable } from './section.js';
 import { eventBooked, notes } from './verify.js';
@@ -54,7 +55,7 @@ function forgedCall(target: Target, body: string): Promise<number> {
       {
         method: 'POST',
         agent: target.agent,
-        headers: { 'content-type': 'application/json', 'service-signature': header },
+        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER_KEY]: header },
       },
       (response) => {
         response.resume();

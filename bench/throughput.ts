@@ -9,6 +9,7 @@ import autocannon, { type AutocannonResult } from 'autocannon';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { startLocalProcess } from '../devkit/local-process.js';
 import { signPayload } from '../lambda/core/index.js';
+import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
 import { responseFromOutcome } from '../lambda/receiver/api-gateway.js';
 import { STAGE_THROTTLE_DEFAULTS } from '../lib/capacity-settings.js';
 import { type HostileMixRun, receiverSettings, runHostileMix } from '../loadtest/run.js';
@@ -46,7 +47,7 @@ function signedRequests(path: string, key: string) {
       path,
       headers: {
         'content-type': 'application/json',
-        'service-signature': signPayload(body, key, timestamp),
+        [SIGNATURE_HEADER_KEY]: signPayload(body, key, timestamp),
       },
       body,
     };

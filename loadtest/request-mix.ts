@@ -1,5 +1,6 @@
 import { buildBookingPayload, phpJsonEncode } from '../devkit/booking-payload.js';
 import { signPayload } from '../lambda/core/sign.js';
+import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
 
 /** What a load-test request exercises; each kind has one answer in the receiver's contract. */
 export type RequestKind = 'valid' | 'replayed' | 'forged' | 'stale' | 'oversized' | 'ignored';
@@ -119,7 +120,7 @@ export function requestMix(options: RequestMixOptions): RequestSource & { kinds:
 
 /** The headers the booking service sends (spec 4.1) but `Content-Length`, which the client sets. */
 export function webhookHeaders(signature: string): Record<string, string> {
-  return { 'content-type': 'application/json', 'service-signature': signature };
+  return { 'content-type': 'application/json', [SIGNATURE_HEADER_KEY]: signature };
 }
 
 /** Options of {@link runBookingBody}. */

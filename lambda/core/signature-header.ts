@@ -2,7 +2,9 @@
 export const SIGNATURE_HEADER = 'Service-Signature';
 
 /** {@link SIGNATURE_HEADER} as Node.js and API Gateway's HTTP API hand header names over: lower case. */
-export const SIGNATURE_HEADER_KEY = 'service-signature';
+export const SIGNATURE_HEADER_KEY = SIGNATURE_HEADER.toLowerCase() as Lowercase<
+  typeof SIGNATURE_HEADER
+>;
 
 /**
  * Longest `Service-Signature` value we read, in characters. A genuine header is about 80

@@ -1,3 +1,4 @@
+import { SIGNATURE_HEADER_KEY } from '../core/signature-header.js';
 import type { ReceiveOutcome, ReceiveRequest } from './decision/receive.js';
 import type { SinkMessage } from './decision/sink-message.js';
 
@@ -74,7 +75,7 @@ export function archiveHourPrefix(at: Date): string {
 }
 
 /** The request headers an archive record keeps (lower case), as the receiver saw them. */
-export const ARCHIVED_HEADERS = ['service-signature', 'content-type', 'user-agent'] as const;
+export const ARCHIVED_HEADERS = [SIGNATURE_HEADER_KEY, 'content-type', 'user-agent'] as const;
 
 /** What the archive keeps of a queued message, so a replay sends it again unchanged. */
 export interface ArchivedMessage {
