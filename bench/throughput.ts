@@ -179,7 +179,10 @@ async function npmStartParts(): Promise<CpuPart[]> {
   return [
     { name: 'receiver handler and signature check (lambda/)', url: projectUrl(ROOT, 'lambda/') },
     { name: 'Powertools logger and metrics', url: /\/@aws-lambda-powertools\// },
-    { name: 'AWS SDK clients: SendMessage, PutRecord (and their packages)', url: packagesUrl(sdk) },
+    {
+      name: 'AWS SDK clients: SendMessage(Batch), PutRecord(Batch) (and their packages)',
+      url: packagesUrl(sdk),
+    },
     {
       name: 'embedded SQS: local-aws-sqs, its packages, local-queues.ts, queue-journal.ts',
       url: new RegExp(

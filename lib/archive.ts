@@ -58,7 +58,7 @@ export interface DeliveryArchive {
  * @param scope - the construct
  * @param settings - `archiveDays`, `archiveEncryptionKey`, and the retention of the stream's error
  *   log
- * @param receiverFunction - gets `ARCHIVE_STREAM` and `firehose:PutRecord` on the stream
+ * @param receiverFunction - gets `ARCHIVE_STREAM` and `firehose:PutRecord` and `PutRecordBatch` on the stream
  */
 export function createArchive(
   scope: Construct,
@@ -121,8 +121,9 @@ export function createArchive(
   // unreferenced (CloudFormation warning W7001). Removed only when this stream added it.
   if (!hadCidrBlocks) stack.node.tryRemoveChild(FIREHOSE_CIDR_MAPPING);
   receiverFunction.addEnvironment(ARCHIVE_STREAM, stream.deliveryStreamName);
-  // PutRecord only: the receiver writes one record per call (archive-writer.ts), never a batch.
-  stream.grant(receiverFunction, 'firehose:PutRecord');
+  // PutRecord, and PutRecordBatch for the writes a process makes in one turn (archive-writer.ts):
+  // in Lambda an environment writes one record at a time, the local run batches.
+  stream.grantPutRecords(receiverFunction);
   return { bucket, stream };
 }
 

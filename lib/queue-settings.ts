@@ -6,6 +6,8 @@
  * @module
  */
 
+import { SQS_LIMITS } from '../lambda/contract/sqs-limits.js';
+
 /** The example consumer's function timeout; the queue's visibility timeout is derived from it. */
 export const CONSUMER_TIMEOUT_SECONDS = 30;
 
@@ -52,5 +54,5 @@ export const QUEUE_SETTINGS = {
    * SQS's largest message (1 MiB): the receiver accepts bodies up to MAX_BODY_BYTES and adds
    * attributes; at SQS's 256 KiB default such a call would be refused on every retry.
    */
-  maxMessageSizeBytes: 1024 * 1024,
+  maxMessageSizeBytes: SQS_LIMITS.messageBytes,
 } as const;

@@ -7,7 +7,7 @@ import {
   loadConfig,
 } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
-import { createHandler } from '../lambda/receiver/handler.js';
+import { createDestinations, createHandler } from '../lambda/receiver/handler.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalArchive, startLocalArchive } from './local-archive.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
@@ -178,11 +178,15 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   try {
     const config = loadConfig(env, endpointsConfig(keys));
+    // Each environment has its own key ring, as in Lambda, but all share one queue sink and
+    // archive writer, so the calls they serve in the same turn go in one SendMessageBatch and one
+    // PutRecordBatch: the round trips were most of npm start's CPU per call.
+    const destinations = createDestinations(config);
     const webhook = await startWebhookServer({
       port: options.port,
       host: options.host,
-      handler: createHandler(config),
-      startEnvironment: () => createHandler(config),
+      handler: createHandler(config, { destinations }),
+      startEnvironment: () => createHandler(config, { destinations }),
       namedEndpoints: options.endpoints !== undefined,
       maxBodyBytes: config.maxBodyBytes,
       onHandlerError: options.onHandlerError,

@@ -1,6 +1,16 @@
-import { type FirehoseClient, PutRecordCommand } from '@aws-sdk/client-firehose';
+import {
+  type FirehoseClient,
+  PutRecordBatchCommand,
+  PutRecordCommand,
+} from '@aws-sdk/client-firehose';
 import { withAbortAfter } from './abort-after.js';
-import { ARCHIVE_LIMITS, type ArchiveRecord, archiveLine } from './archive-record.js';
+import {
+  ARCHIVE_LIMITS,
+  type ArchiveRecord,
+  archiveLine,
+  FIREHOSE_LIMITS,
+} from './archive-record.js';
+import { BatchEntryError, turnBatches } from './turn-batches.js';
 
 /** Where the handler puts archive records; never throws, never waits past its bound. */
 export interface ArchiveWriter {
@@ -26,23 +36,44 @@ export function firehoseArchive(
   streamName: string,
   now: () => number = Date.now,
 ): ArchiveWriter {
-  return {
-    async write(record, deadlineAt) {
-      const timeLeft = Math.max(1, Math.min(ARCHIVE_LIMITS.writeBoundMs, deadlineAt - now()));
-      try {
+  const put = turnBatches<Uint8Array>(
+    {
+      items: FIREHOSE_LIMITS.batchRecords,
+      bytes: FIREHOSE_LIMITS.batchBytes,
+      bytesOf: (line) => line.length,
+    },
+    async (lines, timeLeft) => {
+      const [only] = lines;
+      if (lines.length === 1 && only !== undefined) {
         await withAbortAfter(timeLeft, (abortSignal) =>
           client.send(
-            new PutRecordCommand({
-              DeliveryStreamName: streamName,
-              Record: { Data: archiveLine(record) },
-            }),
+            new PutRecordCommand({ DeliveryStreamName: streamName, Record: { Data: only } }),
             { abortSignal },
           ),
         );
-        return undefined;
-      } catch (error) {
-        return error;
+        return [undefined];
       }
+      const output = await withAbortAfter(timeLeft, (abortSignal) =>
+        client.send(
+          new PutRecordBatchCommand({
+            DeliveryStreamName: streamName,
+            Records: lines.map((line) => ({ Data: line })),
+          }),
+          { abortSignal },
+        ),
+      );
+      // RequestResponses has one entry per record, in order: a record id, or an error code.
+      return lines.map((_, index) => {
+        const response = output.RequestResponses?.[index];
+        if (response?.RecordId !== undefined && response.ErrorCode === undefined) return undefined;
+        return new BatchEntryError(response?.ErrorCode ?? 'Missing', response?.ErrorMessage);
+      });
+    },
+    now,
+  );
+  return {
+    write(record, deadlineAt) {
+      return put(archiveLine(record), Math.min(now() + ARCHIVE_LIMITS.writeBoundMs, deadlineAt));
     },
   };
 }

@@ -1,12 +1,15 @@
 import {
   type MessageAttributeValue,
+  SendMessageBatchCommand,
   SendMessageCommand,
   type SendMessageCommandInput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { SQS_LIMITS } from '../contract/sqs-limits.js';
 import { withAbortAfter } from './abort-after.js';
 import { SinkSendError } from './decision/receive.js';
 import type { SinkMessage } from './decision/sink-message.js';
+import { BatchEntryError, turnBatches } from './turn-batches.js';
 
 /** Options of {@link queueSink}. */
 export interface QueueSinkOptions {
@@ -51,24 +54,69 @@ export function queueSink(
   const fifo = queueUrl.endsWith('.fifo');
   const deadlineMs = options.deadlineMs ?? 5000;
   const now = options.now ?? Date.now;
-  return {
-    async send(message: SinkMessage, deadlineAt?: number): Promise<void> {
-      const timeLeft = Math.max(
-        1,
-        Math.min(deadlineMs, deadlineAt === undefined ? deadlineMs : deadlineAt - now()),
-      );
-      try {
+  const put = turnBatches<SinkMessage>(
+    SEND_MESSAGE_BATCH_LIMITS,
+    async (messages, timeLeft) => {
+      const [only] = messages;
+      if (messages.length === 1 && only !== undefined) {
         await withAbortAfter(timeLeft, (abortSignal) =>
-          client.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
+          client.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, only)), {
             abortSignal,
           }),
         );
-      } catch (error) {
-        throw new SinkSendError(`SendMessage to ${queueUrl} failed`, { cause: error });
+        return [undefined];
+      }
+      const output = await withAbortAfter(timeLeft, (abortSignal) =>
+        client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: messages.map((message, index) => {
+              const { QueueUrl: _, ...entry } = sendMessageInput(queueUrl, fifo, message);
+              return { Id: String(index), ...entry };
+            }),
+          }),
+          { abortSignal },
+        ),
+      );
+      const taken = new Set(output.Successful?.map((entry) => entry.Id));
+      const failed = new Map(output.Failed?.map((entry) => [entry.Id, entry]));
+      return messages.map((_, index) => {
+        const id = String(index);
+        if (taken.has(id)) return undefined;
+        return new BatchEntryError(failed.get(id)?.Code ?? 'Missing', failed.get(id)?.Message);
+      });
+    },
+    now,
+  );
+  return {
+    async send(message: SinkMessage, deadlineAt?: number): Promise<void> {
+      const ownDeadline = now() + deadlineMs;
+      const failure = await put(
+        message,
+        deadlineAt === undefined ? ownDeadline : Math.min(ownDeadline, deadlineAt),
+      );
+      if (failure !== undefined) {
+        throw new SinkSendError(`SendMessage to ${queueUrl} failed`, { cause: failure });
       }
     },
   };
 }
+
+/**
+ * What one SendMessageBatch takes. An entry counts its body and its attributes' names, types and
+ * values, as SQS sizes a message.
+ */
+const SEND_MESSAGE_BATCH_LIMITS = {
+  items: SQS_LIMITS.batchEntries,
+  bytes: SQS_LIMITS.messageBytes,
+  bytesOf: (message: SinkMessage) =>
+    Buffer.byteLength(message.body) +
+    Object.entries(message.attributes).reduce(
+      (sum, [name, value]) => sum + name.length + 'String'.length + Buffer.byteLength(value ?? ''),
+      // signature_timestamp and dedup_key, at their largest
+      64 + 'dedup_key'.length + 'String'.length + 97,
+    ),
+};
 
 /**
  * The SendMessage input of a message: the receiver's, and the replay's, which re-queues an

@@ -66,7 +66,7 @@ describe('npm start (request ids under concurrency)', () => {
   it('sends each queued booking with its request id as the request_id attribute, as the answer names it', async () => {
     // Prepare
     const now = Math.floor(Date.now() / 1000);
-    const bodies = Array.from({ length: 3 }, () => buildBookingPayload());
+    const bodies = Array.from({ length: 12 }, () => buildBookingPayload());
     const sqs = sqsClientFor(receiver.queues.queueUrl);
 
     // Act

@@ -108,7 +108,7 @@ describe('Archive of deliveries (archive, archiveDays, archiveEncryptionKey)', (
     expect(archiveStatements).toEqual([
       {
         Effect: 'Allow',
-        Action: 'firehose:PutRecord',
+        Action: ['firehose:PutRecord', 'firehose:PutRecordBatch'],
         Resource: { 'Fn::GetAtt': [id(receiver.archiveStream), 'Arn'] },
       },
     ]);

@@ -17,7 +17,15 @@ export interface LocalFirehose {
  * JSON 1.1: `POST /` with `X-Amz-Target: Firehose_20150804.<Operation>`), so a bundle with an
  * archive stream in its environment runs its real SDK calls against it.
  */
-export async function startLocalFirehose(): Promise<LocalFirehose> {
+export async function startLocalFirehose(
+  options: {
+    /** In a PutRecordBatch, records containing this text are refused, each with its own error. */
+    readonly refuseRecordsContaining?: string;
+  } = {},
+): Promise<LocalFirehose> {
+  const refused = (data: string) =>
+    options.refuseRecordsContaining !== undefined &&
+    Buffer.from(data, 'base64').toString('utf8').includes(options.refuseRecordsContaining);
   const calls: LocalFirehose['calls'] = [];
   const records: string[] = [];
   const server: Server = createServer((request, response) => {
@@ -32,13 +40,19 @@ export async function startLocalFirehose(): Promise<LocalFirehose> {
       };
       calls.push({ operation, streamName: String(input.DeliveryStreamName) });
       const put = input.Record === undefined ? (input.Records ?? []) : [input.Record];
-      for (const { Data } of put) records.push(Buffer.from(Data, 'base64').toString('utf8'));
+      for (const { Data } of put) {
+        if (!refused(Data)) records.push(Buffer.from(Data, 'base64').toString('utf8'));
+      }
       const answer =
         operation === 'PutRecordBatch'
           ? {
-              FailedPutCount: 0,
+              FailedPutCount: put.filter(({ Data }) => refused(Data)).length,
               Encrypted: false,
-              RequestResponses: put.map((_, index) => ({ RecordId: `record-${index}` })),
+              RequestResponses: put.map(({ Data }, index) =>
+                refused(Data)
+                  ? { ErrorCode: 'ServiceUnavailableException', ErrorMessage: 'Slow down.' }
+                  : { RecordId: `record-${index}` },
+              ),
             }
           : { RecordId: `record-${records.length}`, Encrypted: false };
       response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });

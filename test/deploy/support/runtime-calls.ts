@@ -147,6 +147,7 @@ class CallDeriver {
       case 'QUEUE_URL': {
         const queueArn = queueArnOf(value);
         return [
+          // sqs:SendMessage also authorizes SendMessageBatch (SQS has no action of its own for it).
           { why, request: { principal: '', action: 'sqs:SendMessage', resource: queueArn } },
           // A producer of an encrypted queue needs both (SQS documentation, "Key management").
           ...this.keyCalls(
@@ -190,17 +191,16 @@ class CallDeriver {
           },
         }));
       case ARCHIVE_STREAM:
-        // The delivery archive (where deployed): one PutRecord per answered call.
-        return [
-          {
-            why,
-            request: {
-              principal: '',
-              action: 'firehose:PutRecord',
-              resource: `arn:aws:firehose:${DEPLOY_REGION}:${DEPLOY_ACCOUNT}:deliverystream/${value}`,
-            },
+        // The delivery archive (where deployed): one PutRecord per answered call, or one
+        // PutRecordBatch for the calls a process answers in one turn (archive-writer.ts).
+        return ['firehose:PutRecord', 'firehose:PutRecordBatch'].map((action) => ({
+          why,
+          request: {
+            principal: '',
+            action,
+            resource: `arn:aws:firehose:${DEPLOY_REGION}:${DEPLOY_ACCOUNT}:deliverystream/${value}`,
           },
-        ];
+        }));
       default:
         if (NO_CALL_VARIABLES.has(name)) return [];
         throw new Error(`variable ${name} is not known to make no AWS call: say which it makes`);
