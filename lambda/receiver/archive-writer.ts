@@ -38,42 +38,54 @@ export function firehoseArchive(
 ): ArchiveWriter {
   const put = turnBatches<Uint8Array>(
     {
-      items: FIREHOSE_LIMITS.batchRecords,
-      bytes: FIREHOSE_LIMITS.batchBytes,
-      bytesOf: (line) => line.length,
-    },
-    async (lines, timeLeft) => {
-      const [only] = lines;
-      if (lines.length === 1 && only !== undefined) {
+      limits: {
+        items: FIREHOSE_LIMITS.batchRecords,
+        bytes: FIREHOSE_LIMITS.batchBytes,
+        bytesOf: (line) => line.length,
+      },
+      async one(line, timeLeft) {
         await withAbortAfter(timeLeft, (abortSignal) =>
           client.send(
-            new PutRecordCommand({ DeliveryStreamName: streamName, Record: { Data: only } }),
+            new PutRecordCommand({ DeliveryStreamName: streamName, Record: { Data: line } }),
             { abortSignal },
           ),
         );
-        return [undefined];
-      }
-      const output = await withAbortAfter(timeLeft, (abortSignal) =>
-        client.send(
-          new PutRecordBatchCommand({
-            DeliveryStreamName: streamName,
-            Records: lines.map((line) => ({ Data: line })),
-          }),
-          { abortSignal },
-        ),
-      );
-      // RequestResponses has one entry per record, in order: a record id, or an error code.
-      return lines.map((_, index) => {
-        const response = output.RequestResponses?.[index];
-        if (response?.RecordId !== undefined && response.ErrorCode === undefined) return undefined;
-        return new BatchEntryError(response?.ErrorCode ?? 'Missing', response?.ErrorMessage);
-      });
+      },
+      async many(lines, timeLeft) {
+        const output = await withAbortAfter(timeLeft, (abortSignal) =>
+          client.send(
+            new PutRecordBatchCommand({
+              DeliveryStreamName: streamName,
+              Records: lines.map((line) => ({ Data: line })),
+            }),
+            { abortSignal },
+          ),
+        );
+        // One response per record, in order: its record id, or an error code. Every code
+        // PutRecordBatch gives a record is Firehose's fault, so each is tried again alone.
+        return lines.map((_, index) => {
+          const response = output.RequestResponses?.[index];
+          if (response?.RecordId !== undefined && response.ErrorCode === undefined)
+            return undefined;
+          return {
+            error: new BatchEntryError(response?.ErrorCode ?? 'Missing', response?.ErrorMessage),
+            retryAlone: true,
+          };
+        });
+      },
     },
     now,
   );
   return {
-    write(record, deadlineAt) {
-      return put(archiveLine(record), Math.min(now() + ARCHIVE_LIMITS.writeBoundMs, deadlineAt));
+    async write(record, deadlineAt) {
+      try {
+        return await put(
+          archiveLine(record),
+          Math.min(now() + ARCHIVE_LIMITS.writeBoundMs, deadlineAt),
+        );
+      } catch (error) {
+        return error;
+      }
     },
   };
 }

@@ -54,37 +54,40 @@ export function queueSink(
   const fifo = queueUrl.endsWith('.fifo');
   const deadlineMs = options.deadlineMs ?? 5000;
   const now = options.now ?? Date.now;
-  const put = turnBatches<SinkMessage>(
-    SEND_MESSAGE_BATCH_LIMITS,
-    async (messages, timeLeft) => {
-      const [only] = messages;
-      if (messages.length === 1 && only !== undefined) {
+  const put = turnBatches<SendMessageCommandInput>(
+    {
+      limits: SEND_MESSAGE_BATCH_LIMITS,
+      async one(input, timeLeft) {
         await withAbortAfter(timeLeft, (abortSignal) =>
-          client.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, only)), {
-            abortSignal,
-          }),
+          client.send(new SendMessageCommand(input), { abortSignal }),
         );
-        return [undefined];
-      }
-      const output = await withAbortAfter(timeLeft, (abortSignal) =>
-        client.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: messages.map((message, index) => {
-              const { QueueUrl: _, ...entry } = sendMessageInput(queueUrl, fifo, message);
-              return { Id: String(index), ...entry };
+      },
+      async many(inputs, timeLeft) {
+        const output = await withAbortAfter(timeLeft, (abortSignal) =>
+          client.send(
+            new SendMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: inputs.map(({ QueueUrl: _, ...entry }, index) => ({
+                Id: String(index),
+                ...entry,
+              })),
             }),
-          }),
-          { abortSignal },
-        ),
-      );
-      const taken = new Set(output.Successful?.map((entry) => entry.Id));
-      const failed = new Map(output.Failed?.map((entry) => [entry.Id, entry]));
-      return messages.map((_, index) => {
-        const id = String(index);
-        if (taken.has(id)) return undefined;
-        return new BatchEntryError(failed.get(id)?.Code ?? 'Missing', failed.get(id)?.Message);
-      });
+            { abortSignal },
+          ),
+        );
+        const stored = new Set(output.Successful?.map((entry) => entry.Id));
+        const failed = new Map(output.Failed?.map((entry) => [entry.Id, entry]));
+        return inputs.map((_, index) => {
+          const id = String(index);
+          if (stored.has(id)) return undefined;
+          const failure = failed.get(id);
+          return {
+            error: new BatchEntryError(failure?.Code ?? 'Missing', failure?.Message),
+            // SQS's fault, or no word of the entry: as SendMessage alone would be, it is retried.
+            retryAlone: failure?.SenderFault !== true,
+          };
+        });
+      },
     },
     now,
   );
@@ -92,7 +95,7 @@ export function queueSink(
     async send(message: SinkMessage, deadlineAt?: number): Promise<void> {
       const ownDeadline = now() + deadlineMs;
       const failure = await put(
-        message,
+        sendMessageInput(queueUrl, fifo, message),
         deadlineAt === undefined ? ownDeadline : Math.min(ownDeadline, deadlineAt),
       );
       if (failure !== undefined) {
@@ -103,18 +106,21 @@ export function queueSink(
 }
 
 /**
- * What one SendMessageBatch takes. An entry counts its body and its attributes' names, types and
- * values, as SQS sizes a message.
+ * What one SendMessageBatch takes. An entry counts as SQS sizes a message: its body and its
+ * attributes' names, types and values (FIFO ids do not count).
  */
 const SEND_MESSAGE_BATCH_LIMITS = {
   items: SQS_LIMITS.batchEntries,
   bytes: SQS_LIMITS.messageBytes,
-  bytesOf: (message: SinkMessage) =>
-    Buffer.byteLength(message.body) +
-    Object.entries(message.attributes).reduce(
-      (sum, [name, value]) => sum + name.length + 'String'.length + Buffer.byteLength(value ?? ''),
-      // signature_timestamp and dedup_key, at their largest
-      64 + 'dedup_key'.length + 'String'.length + 97,
+  bytesOf: (input: SendMessageCommandInput) =>
+    Buffer.byteLength(input.MessageBody ?? '') +
+    Object.entries(input.MessageAttributes ?? {}).reduce(
+      (sum, [name, value]) =>
+        sum +
+        Buffer.byteLength(name) +
+        Buffer.byteLength(value.DataType ?? '') +
+        Buffer.byteLength(value.StringValue ?? ''),
+      0,
     ),
 };
 

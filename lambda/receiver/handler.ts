@@ -62,7 +62,8 @@ export interface HandlerDependencies {
    */
   readonly now?: () => number;
   /**
-   * Where accepted calls go, shared by handlers that should batch their sends together.
+   * Where accepted calls go, shared by handlers that should batch their sends together; when
+   * given, `sqsClient` and `firehoseClient` are not used.
    * @default - built by {@link createDestinations} from the configuration and the clients above
    */
   readonly destinations?: Destinations;

@@ -10,15 +10,31 @@ export interface BatchLimits<Item> {
   readonly bytesOf: (item: Item) => number;
 }
 
-/**
- * Sends one batch: one item alone by the single-item API, more by the batch API.
- *
- * @param items - 1 to `limits.items` items, at most `limits.bytes` together (a single item may be larger)
- * @param timeLeftMs - time the call may take, retries included
- * @returns one outcome per item, in order: `undefined` when it was taken, else why not
- * @throws when the call as a whole failed, which is every item's outcome
- */
-export type SendBatch<Item> = (items: readonly Item[], timeLeftMs: number) => Promise<unknown[]>;
+/** What a batch call said of one entry: `undefined` when it was taken. */
+export type EntryOutcome =
+  | undefined
+  | {
+      readonly error: BatchEntryError;
+      /** The service's fault rather than the entry's: worth sending again alone. */
+      readonly retryAlone: boolean;
+    };
+
+/** The two APIs of a service that takes one item or a batch. */
+export interface BatchSender<Item> {
+  /** What one batch call takes. */
+  readonly limits: BatchLimits<Item>;
+  /**
+   * Sends one item by the single-item API (SDK retries included).
+   * @throws when it was not taken
+   */
+  one(item: Item, timeLeftMs: number): Promise<void>;
+  /**
+   * Sends 2 to `limits.items` items, at most `limits.bytes` together, by the batch API.
+   * @returns one outcome per item, in order
+   * @throws when the call as a whole failed, which is every item's failure
+   */
+  many(items: readonly Item[], timeLeftMs: number): Promise<readonly EntryOutcome[]>;
+}
 
 /** One item of a batch call that the service refused, while others may have been taken. */
 export class BatchEntryError extends WebhookReceiverError {
@@ -36,47 +52,46 @@ export class BatchEntryError extends WebhookReceiverError {
 
 /**
  * Sends the items given during one turn of the event loop together, in as few calls as the
- * limits allow, in the order given. A Lambda environment runs one invocation at a time, so there
- * each call carries one item, by the single-item API, exactly as before; `npm start` runs the
- * same handler for every concurrent request in one process, where the SendMessage and PutRecord
- * round trips (each an HTTP exchange and an SDK pipeline) were most of its CPU per call, and a
- * burst's sends now share them.
+ * limits allow. An item alone goes by the single-item API: a Lambda environment runs one
+ * invocation at a time, so there every item goes alone, as it did before batching; `npm start`
+ * runs the same handler for every concurrent request in one process, where the SendMessage and
+ * PutRecord round trips (each an HTTP exchange and an SDK pipeline) were most of its CPU per
+ * call, and a burst's sends now share them.
  *
- * A batch's call gets the time left by its most pressed item. An item's outcome is never
- * another's: a batch call reports each entry, and a failure of the whole call is each item's.
+ * A batch's call gets the time left to its most pressed item (deadlines that far apart go in
+ * separate calls, see {@link DEADLINE_SPREAD_MS}). An item's outcome is never another's: a batch
+ * call reports each entry, an entry refused for the service's fault is sent again alone, and a
+ * failure of the whole call is each item's.
  *
- * @param limits - what one call takes
- * @param sendBatch - makes one call
+ * @param sender - the service's two APIs and its batch limits
  * @param now - clock in milliseconds
- * @returns `put(item, deadlineAt)`: resolves `undefined` when the item was taken, else to the error
+ * @returns `put(item, deadlineAt)`: resolves `undefined` when the item was taken, else to the
+ *   error; never rejects
  */
 export function turnBatches<Item>(
-  limits: BatchLimits<Item>,
-  sendBatch: SendBatch<Item>,
+  sender: BatchSender<Item>,
   now: () => number,
 ): (item: Item, deadlineAt: number) => Promise<unknown> {
   let waiting: Waiting<Item>[] = [];
   const flush = () => {
-    const taken = waiting;
+    const turn = waiting;
     waiting = [];
-    for (const batch of splitWithin(taken, limits)) void send(batch);
+    for (const batch of splitWithin(turn, sender.limits)) void send(batch);
   };
   const send = async (batch: readonly Waiting<Item>[]) => {
     const deadlineAt = Math.min(...batch.map((entry) => entry.deadlineAt));
+    const timeLeft = () => Math.max(1, deadlineAt - now());
     let outcomes: readonly unknown[];
     try {
-      outcomes = await sendBatch(
+      outcomes = await sendOnce(
+        sender,
         batch.map((entry) => entry.item),
-        Math.max(1, deadlineAt - now()),
+        timeLeft,
       );
-      if (outcomes.length !== batch.length) {
-        // A bug in the sender; no item may pass for taken on a missing outcome.
-        throw new WebhookReceiverError(
-          `a batch of ${batch.length} items got ${outcomes.length} outcomes`,
-        );
-      }
     } catch (error) {
-      outcomes = batch.map(() => error);
+      // `undefined` means taken: a call that failed must never read as one.
+      const failure = error ?? new WebhookReceiverError('the batch call failed without an error');
+      outcomes = batch.map(() => failure);
     }
     batch.forEach((entry, index) => {
       entry.settle(outcomes[index]);
@@ -91,30 +106,76 @@ export function turnBatches<Item>(
     });
 }
 
+/** One batch's items through the sender: per item, `undefined` when taken, else the error. */
+async function sendOnce<Item>(
+  sender: BatchSender<Item>,
+  items: readonly Item[],
+  timeLeft: () => number,
+): Promise<readonly unknown[]> {
+  const [only] = items;
+  if (items.length === 1 && only !== undefined) {
+    await sender.one(only, timeLeft());
+    return [undefined];
+  }
+  const outcomes = await sender.many(items, timeLeft());
+  if (outcomes.length !== items.length) {
+    // A bug in the sender; no item may pass for taken on a missing outcome.
+    throw new WebhookReceiverError(
+      `a batch of ${items.length} items got ${outcomes.length} outcomes`,
+    );
+  }
+  return Promise.all(
+    outcomes.map(async (outcome, index) => {
+      if (outcome === undefined) return undefined;
+      const item = items[index];
+      if (!outcome.retryAlone || item === undefined) return outcome.error;
+      try {
+        await sender.one(item, timeLeft());
+        return undefined;
+      } catch (error) {
+        return error ?? outcome.error;
+      }
+    }),
+  );
+}
+
 interface Waiting<Item> {
   readonly item: Item;
   readonly deadlineAt: number;
   readonly settle: (outcome: unknown) => void;
 }
 
-/** Splits `entries` in order into runs that each fit one call (an oversized item goes alone). */
+/**
+ * Most a batch's items' deadlines may differ: a batch call gets the time left to its most pressed
+ * item, so an item whose time is nearly up (a body trickled in for most of the local server's
+ * 30 s) goes in a call of its own rather than cut short its turn's other calls.
+ */
+const DEADLINE_SPREAD_MS = 1000;
+
+/**
+ * Splits `entries` into batches that each fit one call, each item in the first batch it fits in
+ * (its limits, and deadlines within {@link DEADLINE_SPREAD_MS} of the batch's first), so items
+ * keep their order within a batch; an item over the byte limit goes alone.
+ */
 function splitWithin<Item>(
   entries: readonly Waiting<Item>[],
   limits: BatchLimits<Item>,
 ): Waiting<Item>[][] {
-  const batches: Waiting<Item>[][] = [];
-  let current: Waiting<Item>[] = [];
-  let bytes = 0;
+  const batches: Array<{ entries: Waiting<Item>[]; bytes: number }> = [];
   for (const entry of entries) {
     const size = limits.bytesOf(entry.item);
-    if (current.length > 0 && (current.length === limits.items || bytes + size > limits.bytes)) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
+    const fits = batches.find(
+      (batch) =>
+        batch.entries.length < limits.items &&
+        batch.bytes + size <= limits.bytes &&
+        Math.abs(entry.deadlineAt - (batch.entries[0]?.deadlineAt ?? entry.deadlineAt)) <=
+          DEADLINE_SPREAD_MS,
+    );
+    if (fits === undefined) batches.push({ entries: [entry], bytes: size });
+    else {
+      fits.entries.push(entry);
+      fits.bytes += size;
     }
-    current.push(entry);
-    bytes += size;
   }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  return batches.map((batch) => batch.entries);
 }

@@ -19,7 +19,10 @@ export interface LocalFirehose {
  */
 export async function startLocalFirehose(
   options: {
-    /** In a PutRecordBatch, records containing this text are refused, each with its own error. */
+    /**
+     * Records containing this text are refused: each with its own error in a PutRecordBatch, and
+     * a PutRecord of one is answered 503 ServiceUnavailableException.
+     */
     readonly refuseRecordsContaining?: string;
   } = {},
 ): Promise<LocalFirehose> {
@@ -39,6 +42,13 @@ export async function startLocalFirehose(
         Records?: Array<{ Data: string }>;
       };
       calls.push({ operation, streamName: String(input.DeliveryStreamName) });
+      if (input.Record !== undefined && refused(input.Record.Data)) {
+        response.writeHead(503, { 'content-type': 'application/x-amz-json-1.1' });
+        response.end(
+          JSON.stringify({ __type: 'ServiceUnavailableException', message: 'Slow down.' }),
+        );
+        return;
+      }
       const put = input.Record === undefined ? (input.Records ?? []) : [input.Record];
       for (const { Data } of put) {
         if (!refused(Data)) records.push(Buffer.from(Data, 'base64').toString('utf8'));

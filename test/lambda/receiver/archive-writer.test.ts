@@ -2,7 +2,6 @@ import { FirehoseClient } from '@aws-sdk/client-firehose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ArchiveRecord, archiveLine } from '../../../lambda/receiver/archive-record.js';
 import { firehoseArchive } from '../../../lambda/receiver/archive-writer.js';
-import { BatchEntryError } from '../../../lambda/receiver/turn-batches.js';
 import { type LocalFirehose, startLocalFirehose } from '../../deploy/support/local-firehose.js';
 import { LOCAL_AWS_SETTINGS } from '../../support/local-sqs.js';
 
@@ -64,7 +63,7 @@ describe('Function: firehoseArchive', () => {
     expect(firehose.records).toEqual(ids.map((id) => archiveLine(record(id)).toString('utf8')));
   });
 
-  it('reports the record Firehose refused in a batch as its own failure, the others as taken', async () => {
+  it('tries a record Firehose refused in a batch again alone, and reports it failed when refused again, the others taken', async () => {
     // Prepare
     const { archive, firehose } = await writer({ refuseRecordsContaining: '"api_request_id":"b"' });
 
@@ -75,9 +74,15 @@ describe('Function: firehoseArchive', () => {
 
     // Assess
     expect(failures[0]).toBeUndefined();
-    expect(failures[1]).toBeInstanceOf(BatchEntryError);
-    expect(failures[1]).toMatchObject({ code: 'ServiceUnavailableException' });
+    expect(failures[1]).toMatchObject({ name: 'ServiceUnavailableException' });
     expect(failures[2]).toBeUndefined();
-    expect(firehose.records).toHaveLength(2);
+    expect(firehose.calls.map(({ operation }) => operation)).toEqual([
+      'PutRecordBatch',
+      ...Array(firehose.calls.length - 1).fill('PutRecord'),
+    ]);
+    expect(firehose.calls.length).toBeGreaterThan(1);
+    expect(firehose.records).toEqual(
+      ['a', 'c'].map((id) => archiveLine(record(id)).toString('utf8')),
+    );
   });
 });

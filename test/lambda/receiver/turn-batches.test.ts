@@ -1,27 +1,58 @@
 import { describe, expect, it } from 'vitest';
 import { WebhookReceiverError } from '../../../lambda/core/errors.js';
-import { turnBatches } from '../../../lambda/receiver/turn-batches.js';
-
-/** A batch sender that records each call and takes every item, or fails as told. */
-function recorder(fail?: (items: readonly string[]) => unknown[] | Error) {
-  const calls: Array<{ items: readonly string[]; timeLeftMs: number }> = [];
-  const send = async (items: readonly string[], timeLeftMs: number) => {
-    calls.push({ items, timeLeftMs });
-    const outcome = fail?.(items);
-    if (outcome instanceof Error) throw outcome;
-    return outcome ?? items.map(() => undefined);
-  };
-  return { calls, send };
-}
+import {
+  BatchEntryError,
+  type BatchSender,
+  type EntryOutcome,
+  turnBatches,
+} from '../../../lambda/receiver/turn-batches.js';
 
 const LIMITS = { items: 3, bytes: 10, bytesOf: (item: string) => item.length };
 const NOW = 1_000_000;
 
+interface Call {
+  readonly api: 'one' | 'many';
+  readonly items: readonly string[];
+  readonly timeLeftMs: number;
+}
+
+/**
+ * A sender that records each call. `many` takes every item unless `entries` says otherwise;
+ * `one` takes its item unless `refuseAlone` throws for it.
+ */
+function recorder(
+  options: {
+    readonly entries?: (items: readonly string[]) => readonly EntryOutcome[];
+    readonly refuseAlone?: (item: string) => void;
+  } = {},
+): { calls: Call[]; sender: BatchSender<string> } {
+  const calls: Call[] = [];
+  return {
+    calls,
+    sender: {
+      limits: LIMITS,
+      async one(item, timeLeftMs) {
+        calls.push({ api: 'one', items: [item], timeLeftMs });
+        options.refuseAlone?.(item);
+      },
+      async many(items, timeLeftMs) {
+        calls.push({ api: 'many', items, timeLeftMs });
+        return options.entries?.(items) ?? items.map(() => undefined);
+      },
+    },
+  };
+}
+
+const refusedEntry = (retryAlone: boolean) => ({
+  error: new BatchEntryError('InternalError', 'try again'),
+  retryAlone,
+});
+
 describe('Function: turnBatches', () => {
-  it('sends the items given in one turn in one call, in order, and later ones in another', async () => {
+  it('sends the items given in one turn in one batch call, and an item alone by the single-item API', async () => {
     // Prepare
-    const { calls, send } = recorder();
-    const put = turnBatches(LIMITS, send, () => NOW);
+    const { calls, sender } = recorder();
+    const put = turnBatches(sender, () => NOW);
 
     // Act
     const first = await Promise.all([put('a', NOW + 500), put('b', NOW + 500)]);
@@ -30,13 +61,16 @@ describe('Function: turnBatches', () => {
     // Assess
     expect(first).toEqual([undefined, undefined]);
     expect(second).toBeUndefined();
-    expect(calls.map(({ items }) => items)).toEqual([['a', 'b'], ['c']]);
+    expect(calls.map(({ api, items }) => [api, items])).toEqual([
+      ['many', ['a', 'b']],
+      ['one', ['c']],
+    ]);
   });
 
-  it('splits a turn by the item and byte limits, an item over the byte limit going alone', async () => {
+  it('splits a turn by the item and byte limits, each item in the first batch it fits, one over the byte limit alone', async () => {
     // Prepare
-    const { calls, send } = recorder();
-    const put = turnBatches(LIMITS, send, () => NOW);
+    const { calls, sender } = recorder();
+    const put = turnBatches(sender, () => NOW);
 
     // Act
     await Promise.all(
@@ -46,17 +80,16 @@ describe('Function: turnBatches', () => {
     // Assess
     expect(calls.map(({ items }) => items)).toEqual([
       ['a', 'b', 'c'],
-      ['d', 'eeeeee'],
+      ['d', 'eeeeee', 'h'],
       ['ffff'],
       ['g'.repeat(12)],
-      ['h'],
     ]);
   });
 
   it('gives a batch the time left to its most pressed item, at least 1 ms', async () => {
     // Prepare
-    const { calls, send } = recorder();
-    const put = turnBatches(LIMITS, send, () => NOW);
+    const { calls, sender } = recorder();
+    const put = turnBatches(sender, () => NOW);
 
     // Act
     await Promise.all([put('a', NOW + 500), put('b', NOW + 120), put('c', NOW + 900)]);
@@ -66,24 +99,83 @@ describe('Function: turnBatches', () => {
     expect(calls.map(({ timeLeftMs }) => timeLeftMs)).toEqual([120, 1]);
   });
 
-  it("settles each item with its own entry's outcome", async () => {
+  it('sends an item whose time is nearly up in a call of its own, not cutting short the others', async () => {
     // Prepare
-    const refused = new Error('entry refused');
-    const { send } = recorder((items) => items.map((item) => (item === 'b' ? refused : undefined)));
-    const put = turnBatches(LIMITS, send, () => NOW);
+    const { calls, sender } = recorder();
+    const put = turnBatches(sender, () => NOW);
+
+    // Act
+    await Promise.all([put('a', NOW + 5000), put('trickled', NOW - 10), put('c', NOW + 4500)]);
+
+    // Assess
+    expect(calls).toEqual([
+      { api: 'many', items: ['a', 'c'], timeLeftMs: 4500 },
+      { api: 'one', items: ['trickled'], timeLeftMs: 1 },
+    ]);
+  });
+
+  it("settles each item with its own entry's outcome, an entry refused for its own fault not sent again", async () => {
+    // Prepare
+    const { calls, sender } = recorder({
+      entries: (items) => items.map((item) => (item === 'b' ? refusedEntry(false) : undefined)),
+    });
+    const put = turnBatches(sender, () => NOW);
 
     // Act
     const outcomes = await Promise.all(['a', 'b', 'c'].map((item) => put(item, NOW + 500)));
 
     // Assess
-    expect(outcomes).toEqual([undefined, refused, undefined]);
+    expect(outcomes).toEqual([undefined, expect.any(BatchEntryError), undefined]);
+    expect(calls.map(({ api }) => api)).toEqual(['many']);
+  });
+
+  it("sends an entry refused for the service's fault again alone, taken if that call takes it", async () => {
+    // Prepare
+    const { calls, sender } = recorder({
+      entries: (items) => items.map((item) => (item === 'b' ? refusedEntry(true) : undefined)),
+    });
+    const put = turnBatches(sender, () => NOW);
+
+    // Act
+    const outcomes = await Promise.all(['a', 'b'].map((item) => put(item, NOW + 500)));
+
+    // Assess
+    expect(outcomes).toEqual([undefined, undefined]);
+    expect(calls.map(({ api, items }) => [api, items])).toEqual([
+      ['many', ['a', 'b']],
+      ['one', ['b']],
+    ]);
+  });
+
+  it('fails an entry whose call alone fails too, with that call’s error', async () => {
+    // Prepare
+    const outage = new Error('still down');
+    const { sender } = recorder({
+      entries: (items) => items.map((item) => (item === 'b' ? refusedEntry(true) : undefined)),
+      refuseAlone: () => {
+        throw outage;
+      },
+    });
+    const put = turnBatches(sender, () => NOW);
+
+    // Act
+    const outcomes = await Promise.all(['a', 'b'].map((item) => put(item, NOW + 500)));
+
+    // Assess
+    expect(outcomes).toEqual([undefined, outage]);
   });
 
   it("settles every item of a call that failed as a whole with that call's error, never rejecting", async () => {
     // Prepare
     const outage = new Error('connection refused');
-    const { send } = recorder(() => outage);
-    const put = turnBatches(LIMITS, send, () => NOW);
+    const { sender } = recorder();
+    const put = turnBatches(
+      {
+        ...sender,
+        many: () => Promise.reject(outage),
+      },
+      () => NOW,
+    );
 
     // Act
     const outcomes = await Promise.all(['a', 'b'].map((item) => put(item, NOW + 500)));
@@ -92,10 +184,32 @@ describe('Function: turnBatches', () => {
     expect(outcomes).toEqual([outage, outage]);
   });
 
+  it('fails the items of a call rejected with undefined, which must not read as taken', async () => {
+    // Prepare
+    const { sender } = recorder();
+    const put = turnBatches(
+      { ...sender, one: () => Promise.reject(undefined), many: () => Promise.reject(undefined) },
+      () => NOW,
+    );
+
+    // Act
+    const outcomes = await Promise.all([
+      ...['a', 'b'].map((item) => put(item, NOW + 500)),
+      put('alone', NOW + 5000),
+    ]);
+
+    // Assess
+    expect(outcomes).toEqual([
+      expect.any(WebhookReceiverError),
+      expect.any(WebhookReceiverError),
+      expect.any(WebhookReceiverError),
+    ]);
+  });
+
   it('fails every item of a batch whose sender gave fewer outcomes than items, so none passes for taken', async () => {
     // Prepare
-    const { send } = recorder(() => [undefined]);
-    const put = turnBatches(LIMITS, send, () => NOW);
+    const { sender } = recorder({ entries: () => [undefined] });
+    const put = turnBatches(sender, () => NOW);
 
     // Act
     const outcomes = await Promise.all(['a', 'b'].map((item) => put(item, NOW + 500)));
@@ -104,12 +218,15 @@ describe('Function: turnBatches', () => {
     expect(outcomes).toEqual([expect.any(WebhookReceiverError), expect.any(WebhookReceiverError)]);
   });
 
-  it('settles the items of a sender that throws before it returns a promise', async () => {
+  it('settles the item of a sender that throws before it returns a promise', async () => {
     // Prepare
+    const { sender } = recorder();
     const put = turnBatches(
-      LIMITS,
-      () => {
-        throw new Error('not even a promise');
+      {
+        ...sender,
+        one: () => {
+          throw new Error('not even a promise');
+        },
       },
       () => NOW,
     );
