@@ -67,6 +67,44 @@ describe('Function: turnBatches', () => {
     ]);
   });
 
+  it('holds the items given while a call is in flight, then sends them together in one call', async () => {
+    // Prepare: the first call stays in flight until released
+    let release: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { calls, sender } = recorder();
+    const put = turnBatches(
+      {
+        ...sender,
+        async one(item, timeLeftMs) {
+          await sender.one(item, timeLeftMs);
+          if (item === 'first') await inFlight;
+        },
+      },
+      () => NOW,
+    );
+
+    // Act
+    const first = put('first', NOW + 500);
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [put('b', NOW + 500)];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    later.push(put('c', NOW + 500));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const sentWhileInFlight = calls.length;
+    release();
+    const outcomes = await Promise.all([first, ...later]);
+
+    // Assess
+    expect(sentWhileInFlight).toBe(1);
+    expect(outcomes).toEqual([undefined, undefined, undefined]);
+    expect(calls.map(({ api, items }) => [api, items])).toEqual([
+      ['one', ['first']],
+      ['many', ['b', 'c']],
+    ]);
+  });
+
   it('splits a turn by the item and byte limits, each item in the first batch it fits, one over the byte limit alone', async () => {
     // Prepare
     const { calls, sender } = recorder();
