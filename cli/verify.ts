@@ -32,6 +32,7 @@ import {
   UsageError,
 } from '../devkit/tool-io.js';
 import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from '../lambda/core/verify-signature.js';
+import type { PayloadFailureReason } from '../lambda/receiver/decision/read-payload.js';
 
 const USAGE = `Usage: WEBHOOK_SECRET=<key> npm run --silent verify -- --header '<value>' --body-file PATH
          [--now SECONDS] [--tolerance SECONDS] [--secret-file PATH | --secret-id ID | --endpoint NAME]
@@ -84,9 +85,10 @@ function verify(options: VerifyOptions & { readonly key: SigningKey }, io: ToolI
   if (result.ok && !isUtf8(body)) {
     // The signature covers the text decoded with U+FFFD for the bad bytes; the receiver refuses
     // the bytes themselves after verifying.
-    io.out('invalid: body_not_utf8');
+    const reason: PayloadFailureReason = 'body_not_utf8';
+    io.out(`invalid: ${reason}`);
     io.out(
-      'hint: the signature matches, but the body is not valid UTF-8: the receiver answers such a call 400 body_not_utf8',
+      `hint: the signature matches, but the body is not valid UTF-8: the receiver answers such a call 400 ${reason}`,
     );
     return EXIT_STATUS.refused;
   }

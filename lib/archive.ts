@@ -58,7 +58,8 @@ export interface DeliveryArchive {
  * @param scope - the construct
  * @param settings - `archiveDays`, `archiveEncryptionKey`, and the retention of the stream's error
  *   log
- * @param receiverFunction - gets `ARCHIVE_STREAM` and `firehose:PutRecord` and `PutRecordBatch` on the stream
+ * @param receiverFunction - gets `ARCHIVE_STREAM`, and `firehose:PutRecord` and `PutRecordBatch`
+ *   on the stream
  */
 export function createArchive(
   scope: Construct,

@@ -202,7 +202,8 @@ function refuseWebPages(listener: RequestListener): RequestListener {
 /**
  * Holds every answer of the embedded queue until the messages stored before it are on the disk
  * (see {@link QueueJournal.afterDurable}): a SendMessage (or SendMessageBatch) is answered only
- * once its messages are flushed, while the flush itself, shared by every send made meanwhile, runs off the event loop.
+ * once its messages are flushed, while the flush itself, shared by every send made meanwhile,
+ * runs off the event loop.
  * local-aws-sqs writes each answer with one `end` call. When the flush fails the answer is
  * dropped with the connection: the SDK retries, and the receiver answers 503 rather than 200.
  */
@@ -271,9 +272,9 @@ function restoreMessages(queues: readonly EmbeddedQueue[], messages: readonly St
 /**
  * Writes every change of `queue` to the journal. Sends (and dead-letter moves, which local-aws-sqs
  * makes by storing the message in the dead-letter queue under the same id) all pass through
- * `setRecord`, which SendMessage and SendMessageBatch call for each message before they answer: the message is written before its
- * answer, and that answer waits for the flush (see {@link answerOnceDurable}), hence the message
- * is on disk before the receiver answers 200.
+ * `setRecord`, which SendMessage and SendMessageBatch call for each message before they answer:
+ * the message is written before its answer, and that answer waits for the flush (see
+ * {@link answerOnceDurable}), hence the message is on disk before the receiver answers 200.
  */
 function journalChanges(queue: EmbeddedQueue, journal: QueueJournal): void {
   const setRecord = queue.setRecord;

@@ -179,8 +179,8 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
   try {
     const config = loadConfig(env, endpointsConfig(keys));
     // Each environment has its own key ring, as in Lambda, but all share one queue sink and
-    // archive writer, so the calls they serve in the same turn go in one SendMessageBatch and one
-    // PutRecordBatch: the round trips were most of npm start's CPU per call.
+    // archive writer, so the calls they serve at once go in one SendMessageBatch and one
+    // PutRecordBatch (see turn-batches.ts): the round trips were most of npm start's CPU per call.
     const destinations = createDestinations(config);
     const webhook = await startWebhookServer({
       port: options.port,

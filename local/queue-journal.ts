@@ -39,11 +39,11 @@ const JOURNAL_FILE = 'journal.ndjson';
  * The local queues' messages on disk, as an append-only journal of one JSON line per change.
  * A stored message is written at once and flushed to the disk (fsync) before
  * {@link QueueJournal.afterDurable} calls back; the embedded queue answers only then (see
- * `local-queues.ts`), so the receiver's 200, sent after its SendMessage (or SendMessageBatch) call returned, always
- * means the message survives a crash or SIGKILL. The flush runs off the event loop and covers
- * every message stored while the previous one ran (group commit): an fsync takes milliseconds
- * on this kind of disk, and one per message, blocking the process, capped `npm start` at a few
- * hundred calls a second. Receives and deletes are not waited for: losing one in a crash delivers
+ * `local-queues.ts`), so the receiver's 200, sent after its SendMessage (or SendMessageBatch)
+ * call returned, always means the message survives a crash or SIGKILL. The flush runs off the
+ * event loop and covers every message stored while the previous one ran (group commit): an fsync
+ * takes milliseconds on this kind of disk, and one per message, blocking the process, capped
+ * `npm start` at a few hundred calls a second. Receives and deletes are not waited for: losing one in a crash delivers
  * the message again, which SQS consumers must tolerate anyway (at-least-once).
  */
 export class QueueJournal {

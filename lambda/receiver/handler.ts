@@ -77,10 +77,10 @@ export interface Destinations {
 
 /**
  * Builds the queue sink and the archive writer of a handler. The sends made through them in one
- * turn of the event loop go together (SendMessageBatch, PutRecordBatch; see `turn-batches.ts`):
- * in Lambda an environment runs one call at a time, so each call goes alone, by SendMessage and
- * PutRecord; the local run gives every environment the same destinations, so the calls it serves
- * at once share their round trips.
+ * turn of the event loop, or while an earlier one is in flight, go together (SendMessageBatch,
+ * PutRecordBatch; see `turn-batches.ts`): in Lambda an environment runs one call at a time, so
+ * each call goes alone, by SendMessage and PutRecord; the local run gives every environment the
+ * same destinations, so the calls it serves at once share their round trips.
  *
  * @param config - validated configuration
  * @param dependencies - clients and clock to use instead of the defaults

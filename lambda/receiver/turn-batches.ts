@@ -58,9 +58,8 @@ export class BatchEntryError extends WebhookReceiverError {
  * and at once, as it did before batching. `npm start` runs the same handler for every concurrent
  * request in one process, where the SendMessage and PutRecord round trips (each an HTTP exchange
  * and an SDK pipeline) were most of its CPU per call, and its calls now share them. Waiting for
- * the call in flight made the batches larger: in alternating runs of the bench's throughput
- * section, 484 to 527 valid calls a second against 431 to 456 when a turn's items went at once
- * whatever was in flight. The price, in `npm start` only: a call in flight that hangs holds the
+ * the call in flight makes the batches larger (`docs/performance.md` has what each step bought).
+ * The price, in `npm start` only: a call in flight that hangs holds the
  * items behind it until its own deadline (5 s for the queue, 500 ms for the archive), time their
  * own deadlines then lack; a hung local queue fails them all anyway.
  *
@@ -181,6 +180,8 @@ function splitWithin<Item>(
   entries: readonly Waiting<Item>[],
   limits: BatchLimits<Item>,
 ): Waiting<Item>[][] {
+  // A Lambda environment's every turn: nothing to size (a body can be 256 KiB).
+  if (entries.length === 1) return [[...entries]];
   const batches: Array<{ entries: Waiting<Item>[]; bytes: number }> = [];
   for (const entry of entries) {
     const size = limits.bytesOf(entry.item);
