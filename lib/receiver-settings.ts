@@ -42,8 +42,9 @@ import {
  * calls of the deployed bundle; 128 MB would leave 15-20 MB). Memory buys CPU on Lambda, but a
  * warm call is mostly the SendMessage round trip, the same at every size: 50 ms billed at 192 MB
  * against 32 ms at 512 MB for a measured p99 of 3.24 ms, $0.13 instead of $0.21 per million calls
- * (`npm run bench -- cost`). The price is a slower cold start: 79-121 ms of CPU at one vCPU for
- * load and first call, 0.7-1.1 s at 192 MB.
+ * (`npm run bench -- cost`, 2026-11-27); on the 2026-11-28 host, twice as slow at a bare HMAC, a
+ * p99 of 7.91 ms gave 93 ms against 48 ms, $0.23 instead of $0.32. The price is a slower cold
+ * start: 79-188 ms of CPU at one vCPU for load and first call, 0.7-1.7 s at 192 MB.
  */
 export const RECEIVER_MEMORY_MB = 192;
 

@@ -342,8 +342,9 @@ export interface WebhookReceiverProps {
    * Memory of the receiver function, in MB (128 to 10,240). The default is the smallest multiple
    * of 64 MB with half again the peak memory `npm run bench -- footprint` measured (108-113 MB),
    * and the cheapest such size: a warm call mostly waits for SendMessage, which more memory does not
-   * shorten ($0.13 per million calls of duration at 192 MB, $0.21 at 512 MB). More memory shortens
-   * the cold start (0.7-1.1 s of CPU at 192 MB, 0.27-0.4 s at 512 MB).
+   * shorten ($0.13 per million calls of duration at 192 MB, $0.21 at 512 MB; on a host twice as
+   * slow, $0.23 and $0.32). More memory shortens the cold start (0.7-1.7 s of CPU at 192 MB,
+   * 0.27-0.65 s at 512 MB).
    * @default 192
    */
   readonly receiverMemorySize?: number;
