@@ -8,6 +8,7 @@ import {
 } from '../lambda/core/index.js';
 import { signedTextDigest } from '../lambda/core/signed-text.js';
 import { phpJsonEncode } from './booking-payload.js';
+import { nestedDeeperThan } from './json-depth.js';
 import type { SigningKey } from './signing-key.js';
 
 /** A call that failed verification, as the `verify` tool saw it. */
@@ -89,37 +90,6 @@ function beyondBounds(body: Uint8Array): string | undefined {
     return `body nested deeper than ${MAX_DIAGNOSED_DEPTH} levels`;
   }
   return undefined;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
-/**
- * Whether the brackets and braces outside strings of a JSON text nest deeper than `limit`, in
- * one pass over the bytes without recursion (valid or not: an unbalanced text counts what opened).
- */
-function nestedDeeperThan(bytes: Uint8Array, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < bytes.length; index++) {
-    const byte = bytes[index];
-    if (inString) {
-      if (byte === BACKSLASH) index++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
-    } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
-      depth++;
-      if (depth > limit) return true;
-    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
-      depth--;
-    }
-  }
-  return false;
 }
 
 function headerHint(header: string): string {

@@ -21,3 +21,10 @@ export const MAX_HELD_BODY_BYTES = 16 * 1024 * 1024;
  * suspended tab) is disconnected past it, and reloads the list when it reconnects.
  */
 export const MAX_STREAM_BACKLOG_BYTES = 1024 * 1024;
+
+/**
+ * Deepest nesting the page indents: each level indents every line inside it, so the indented text
+ * grows with depth times lines (a 6 KB body of nested arrays would indent to 18 MB). At this depth
+ * a kept body indents to at most about 2 MB; a deeper one is shown as its exact bytes.
+ */
+export const MAX_PRETTY_DEPTH = 32;

@@ -8,8 +8,10 @@
  * only the rows that changed are built; it keeps the server's order and its cap.
  * @module
  */
+
+import { nestedDeeperThan } from '../../../devkit/json-depth.js';
 import type { DeliveryDetail, DeliverySummary } from '../delivery.js';
-import { MAX_KEPT_BODY_BYTES, MAX_KEPT_DELIVERIES } from '../limits.js';
+import { MAX_KEPT_BODY_BYTES, MAX_KEPT_DELIVERIES, MAX_PRETTY_DEPTH } from '../limits.js';
 
 const API = '/_inspector/api';
 
@@ -225,13 +227,18 @@ function definitionList(entries: ReadonlyArray<readonly [string, Node | string]>
 
 function prettyBody(delivery: DeliveryDetail): string {
   if (delivery.bodyEncoding === 'base64') return '(not UTF-8 text: see the exact bytes, base64)';
+  let parsed: unknown;
   try {
-    return JSON.stringify(JSON.parse(delivery.body), null, 2);
+    parsed = JSON.parse(delivery.body);
   } catch {
     return delivery.bodyTruncated
       ? '(truncated: see the exact bytes)'
       : '(not JSON: see the exact bytes)';
   }
+  if (nestedDeeperThan(delivery.body, MAX_PRETTY_DEPTH)) {
+    return `(nested deeper than ${MAX_PRETTY_DEPTH} levels: see the exact bytes)`;
+  }
+  return JSON.stringify(parsed, null, 2);
 }
 
 function bodyViews(delivery: DeliveryDetail): HTMLElement {

@@ -9,7 +9,7 @@ import { MAX_DIAGNOSED_DEPTH } from '../../../devkit/diagnose-signature.js';
 import { sqsClientFor } from '../../../devkit/sqs-client.js';
 import { signPayload } from '../../../lambda/core/index.js';
 import type { DeliverySummary } from '../../../local/inspector/delivery.js';
-import { MAX_KEPT_DELIVERIES } from '../../../local/inspector/limits.js';
+import { MAX_KEPT_DELIVERIES, MAX_PRETTY_DEPTH } from '../../../local/inspector/limits.js';
 import type { LocalReceiver } from '../../../local/local-receiver.js';
 import php from '../../fixtures/signatures/php.json' with { type: 'json' };
 import { bookingPayload } from '../../support/booking.js';
@@ -207,6 +207,42 @@ describe('Function: the inspector page', () => {
     await expect
       .poll(() => page.locator('#detail .no-diagnosis').textContent(), ON_SCREEN)
       .toBe(`No diagnosis: body nested deeper than ${MAX_DIAGNOSED_DEPTH} levels`);
+  });
+
+  it('shows a body nested too deep to indent as its exact bytes, and indents one at the limit', async () => {
+    // Prepare: nested 3,000 deep, 6 KB that 2-space indentation would make 18 MB of text
+    await page.goto(`${receiver.inspectorUrl}#`);
+    await page.locator('#live.on').waitFor();
+    const now = Math.floor(Date.now() / 1000);
+    const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const tooDeep = nested(3_000);
+    const atLimit = nested(MAX_PRETTY_DEPTH);
+    const bodyShown = (): Promise<string | null> => page.locator('#detail pre.body').textContent();
+
+    // Act
+    const [[tooDeepAnswer, atLimitAnswer]] = await withCapturedOutput(
+      async () =>
+        [
+          await post(tooDeep, signPayload(tooDeep, 'not-the-endpoint-key', now)),
+          await post(atLimit, signPayload(atLimit, 'not-the-endpoint-key', now)),
+        ] as const,
+    );
+    const idOf = (answer: Response): string => answer.headers.get('x-amzn-requestid') ?? '';
+    await page.locator(`#rows tr[data-id="${idOf(tooDeepAnswer)}"] a`).click();
+
+    // Assess: the pretty view says why, the exact bytes are the body
+    await expect
+      .poll(bodyShown, ON_SCREEN)
+      .toBe(`(nested deeper than ${MAX_PRETTY_DEPTH} levels: see the exact bytes)`);
+    await page.getByRole('tab', { name: 'Exact bytes' }).click();
+    expect(await bodyShown()).toBe(tooDeep);
+
+    // Act
+    await page.keyboard.press('Escape');
+    await page.locator(`#rows tr[data-id="${idOf(atLimitAnswer)}"] a`).click();
+
+    // Assess
+    await expect.poll(bodyShown, ON_SCREEN).toBe(JSON.stringify(JSON.parse(atLimit), null, 2));
   });
 
   /**
