@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
+  chmodSync,
   linkSync,
   mkdirSync,
   readFileSync,
@@ -56,20 +57,39 @@ export interface StateFolderLock {
   release(): void;
 }
 
+/** Mode of the state folder: its owner may list, read and write it; nobody else may enter it. */
+const OWNER_ONLY = 0o700;
+
+/**
+ * Sets `dir` to {@link OWNER_ONLY}. A folder of another user's that this one may write to (a
+ * shared group folder) keeps its mode: only its owner may change it, and refusing to start there
+ * would protect nothing its owner did not choose to share.
+ */
+function keepToOwner(dir: string): void {
+  try {
+    chmodSync(dir, OWNER_ONLY);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+  }
+}
+
 /** Enough for two starts racing over a stale file; more means the file keeps being replaced. */
 const ATTEMPTS = 5;
 
 /**
- * Takes the lock on `dir` (created when missing) for this process, or throws when a live
- * process holds it. A lock file whose process is gone, or whose pid now belongs to a process
- * started at another time, is stale and taken over. Nothing else in `dir` is touched.
+ * Takes the lock on `dir` for this process, or throws when a live process holds it. A lock file
+ * whose process is gone, or whose pid now belongs to a process started at another time, is stale
+ * and taken over. `dir` is created when missing, and left readable by this user only (mode 0700,
+ * an existing folder included): the queue journal and the archive hold the bookings' personal
+ * data, in files created with the usual 0644. Nothing else in `dir` is touched.
  *
  * @param dir - the state folder (`LOCAL_STATE_DIR`)
  * @param port - the webhook port asked for (0 until it is known)
  * @throws {StateFolderBusyError} when another live process holds `dir`
  */
 export function lockStateFolder(dir: string, port: number): StateFolderLock {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: OWNER_ONLY });
+  keepToOwner(dir);
   const path = join(dir, STATE_LOCK_FILE);
   const started = processStartTime(process.pid);
   let mine: StateFolderOwner = {

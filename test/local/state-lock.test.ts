@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lockStateFolder, STATE_LOCK_FILE, StateFolderBusyError } from '../../local/state-lock.js';
@@ -90,6 +90,21 @@ describe('Function: lockStateFolder', () => {
     // Assess
     expect(lockFile(path)).toMatchObject({ pid: process.pid, port: 3003 });
     lock.release();
+  });
+
+  it('creates a missing folder, and leaves an existing one, readable by this user only', () => {
+    // Prepare
+    const created = join(dir(), 'created', 'queues');
+    const existing = folder('existing');
+    chmodSync(existing, 0o755);
+
+    // Act
+    const locks = [lockStateFolder(created, 3006), lockStateFolder(existing, 3007)];
+
+    // Assess: no one else may list the journal and archive, or open them
+    expect(statSync(created).mode & 0o777).toBe(0o700);
+    expect(statSync(existing).mode & 0o777).toBe(0o700);
+    for (const lock of locks) lock.release();
   });
 
   it('removes only its own lock file on release, and leaves nothing else behind', () => {
