@@ -133,7 +133,8 @@ export function createArchive(
  * AWS documents for an S3 destination (write objects, complete or abort multipart uploads, read
  * back what it wrote, list the bucket and its uploads) on this bucket and no other, the bucket's
  * customer managed key through S3 only when it has one, and writing its error log. No delete, no
- * object-lock or retention change on the archived personal data.
+ * object-lock or retention change on the archived personal data. Only Firehose acting for a
+ * stream of this account may assume it.
  */
 function createDeliveryRole(
   scope: Construct,
@@ -141,8 +142,22 @@ function createDeliveryRole(
   key: kms.IKey | undefined,
   errorLogGroup: logs.ILogGroup,
 ): { readonly role: iam.Role; readonly policy: iam.Policy } {
+  const stack = Stack.of(scope);
   const role = new iam.Role(scope, 'ArchiveDeliveryRole', {
-    assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com'),
+    // Firehose assumes the role for a stream of this account only (confused deputy): naming this
+    // stream itself would make the role and the stream refer to each other.
+    assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com', {
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: {
+          'aws:SourceArn': stack.formatArn({
+            service: 'firehose',
+            resource: 'deliverystream',
+            resourceName: '*',
+          }),
+        },
+      },
+    }),
     description: 'Lets Firehose write the archive of webhook deliveries to its bucket',
   });
   const policy = new iam.Policy(scope, 'ArchiveDeliveryPolicy', {
@@ -175,7 +190,7 @@ function createDeliveryRole(
   });
   acknowledgeNagFindings(policy, {
     pack: 'AwsSolutions',
-    rule: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+    rule: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
     reason:
       'AwsSolutions-IAM5 (Firehose role on the archive bucket objects): Firehose names each object by time and a random id, so it may write any key of this bucket and no other.',
   });

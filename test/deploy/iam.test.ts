@@ -3,6 +3,7 @@ import {
   type CfnTemplate,
   DEPLOY_ACCOUNT,
   DEPLOY_REGION,
+  deployedAttribute,
   resolveValue,
   resourcePolicyOf,
   resourcesOfType,
@@ -182,6 +183,50 @@ describe.each(Object.values<Variant>(VARIANTS))('IAM as deployed: $name', (varia
 
     // Assess
     expect(verdicts.filter((verdict) => verdict === 'Allowed')).toEqual([]);
+  });
+
+  it('lets only Firehose, for a stream of this account, assume the archive delivery role', async () => {
+    // Prepare
+    const { template } = synthesized;
+    const [[streamId, stream] = ['', {}]] = resourcesOfType(
+      template,
+      'AWS::KinesisFirehose::DeliveryStream',
+    );
+    const role = String(
+      resolveValue(template, stream.Properties?.ExtendedS3DestinationConfiguration?.RoleARN),
+    );
+    const ownStream = {
+      'aws:SourceAccount': DEPLOY_ACCOUNT,
+      'aws:SourceArn': deployedAttribute(template, streamId, 'Arn'),
+    };
+    const otherAccount = '210987654321';
+    const assume = (principal: string, context?: Record<string, string>) =>
+      decide(template, {
+        principal,
+        action: 'sts:AssumeRole',
+        resource: role,
+        ...(context === undefined ? {} : { context }),
+      });
+
+    // Act
+    const verdicts = {
+      ownStream: await assume('firehose.amazonaws.com', ownStream),
+      streamOfAnotherAccount: await assume('firehose.amazonaws.com', {
+        'aws:SourceAccount': otherAccount,
+        'aws:SourceArn': `arn:aws:firehose:${DEPLOY_REGION}:${otherAccount}:deliverystream/theirs`,
+      }),
+      noSource: await assume('firehose.amazonaws.com'),
+      anotherService: await assume('lambda.amazonaws.com', ownStream),
+    };
+
+    // Assess
+    expect(role).toMatch(/^arn:aws:iam::\d{12}:role\//);
+    expect(verdicts).toEqual({
+      ownStream: 'Allowed',
+      streamOfAnotherAccount: 'ImplicitlyDenied',
+      noSource: 'ImplicitlyDenied',
+      anotherService: 'ImplicitlyDenied',
+    });
   });
 
   it('lets nobody invoke the functions but their front door and event source', async () => {

@@ -161,6 +161,25 @@ describe('Archive of deliveries (archive, archiveDays, archiveEncryptionKey)', (
             Action: 'sts:AssumeRole',
             Effect: 'Allow',
             Principal: { Service: 'firehose.amazonaws.com' },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnLike: {
+                'aws:SourceArn': {
+                  'Fn::Join': [
+                    '',
+                    [
+                      'arn:',
+                      { Ref: 'AWS::Partition' },
+                      ':firehose:',
+                      { Ref: 'AWS::Region' },
+                      ':',
+                      { Ref: 'AWS::AccountId' },
+                      ':deliverystream/*',
+                    ],
+                  ],
+                },
+              },
+            },
           },
         ],
       },

@@ -193,7 +193,8 @@ export const DEFAULT_KEY_POLICY = {
  * The resource policy that governs a call on `resourceArn` as deployed: a queue's
  * `AWS::SQS::QueuePolicy`, a key's `KeyPolicy` (or {@link DEFAULT_KEY_POLICY} for a key outside
  * the template), a function's `AWS::Lambda::Permission`s as Lambda turns them into statements, a
- * secret's `AWS::SecretsManager::ResourcePolicy`; `undefined` when there is none.
+ * secret's `AWS::SecretsManager::ResourcePolicy`, a role's trust policy; `undefined` when there is
+ * none.
  * @param template - the template
  * @param resourceArn - the deployed ARN the call is on
  */
@@ -209,6 +210,10 @@ export function resourcePolicyOf(template: CfnTemplate, resourceArn: string): un
     return owner === undefined ? DEFAULT_KEY_POLICY : resolve(owner[1].Properties?.KeyPolicy);
   }
   if (owner === undefined) return undefined;
+  // A role's trust policy is the policy of the role as a resource, the one sts:AssumeRole reads.
+  if (owner[1].Type === 'AWS::IAM::Role') {
+    return resolve(owner[1].Properties?.AssumeRolePolicyDocument);
+  }
   const [ownerId] = owner;
   const pointsAtOwner = (refs: unknown) =>
     [refs].flat().some((ref) => referencedId(ref) === ownerId);
