@@ -3,9 +3,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Alias, type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ARCHIVE_LAYOUT, MAX_ARCHIVE_DAYS } from '../../lambda/receiver/archive-record.js';
+import { MAX_ARCHIVE_DAYS } from '../../lambda/receiver/archive-record.js';
 import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
-import { ARCHIVE_DELIVERY_DELAY_SECONDS } from '../../lib/alarms.js';
 import { readReceiverContext } from '../../lib/context.js';
 import { InvalidWebhookReceiverPropsError } from '../../lib/receiver-settings.js';
 import { ReceiverStack } from '../../lib/receiver-stack.js';
@@ -222,7 +221,16 @@ describe('Archive of deliveries (archive, archiveDays, archiveEncryptionKey)', (
       ComparisonOperator: 'GreaterThanThreshold',
       TreatMissingData: 'notBreaching',
     });
-    expect(ARCHIVE_DELIVERY_DELAY_SECONDS).toBe(2 * ARCHIVE_LAYOUT.bufferSeconds);
+    // Two of the intervals the deployed stream buffers for, whatever that interval becomes.
+    const stream = template.findResources('AWS::KinesisFirehose::DeliveryStream')[streamId];
+    const [alarm] = Object.values(
+      template.findResources('AWS::CloudWatch::Alarm', {
+        Properties: { MetricName: 'DeliveryToS3.DataFreshness' },
+      }),
+    );
+    expect(alarm?.Properties.Threshold).toBe(
+      2 * stream?.Properties.ExtendedS3DestinationConfiguration.BufferingHints.IntervalInSeconds,
+    );
   });
 
   it('keeps no archive in the construct unless asked, and refuses archiveDays without it', () => {
