@@ -12,7 +12,10 @@ export interface WebhookRequest {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** A bounded sequence of requests, built one at a time when sent (so signatures use send time). */
+/**
+ * A bounded sequence of requests, built one at a time; signatures take the time of the build,
+ * which is the send time unless the runner builds ahead (see `RunLoadOptions.buildAhead`).
+ */
 export interface RequestSource {
   readonly count: number;
   /** Builds request `index`; called once per index, in increasing order. */

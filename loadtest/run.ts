@@ -24,7 +24,7 @@ import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver
 import { type DrainedQueue, drainQueue } from './drain-queue.js';
 import { readRunArchive } from './read-archive.js';
 import { isRunBody, requestMix } from './request-mix.js';
-import { type LoadRun, runLoad } from './run-load.js';
+import { type LoadRun, MAX_BUILT_AHEAD, runLoad } from './run-load.js';
 import { formatSummary } from './summary.js';
 import { CONTRACT, isAnswered200, judgeRun, type Verdict } from './verdict.js';
 
@@ -139,6 +139,12 @@ export type HostileMixOptions = Pick<
   'requests' | 'concurrency' | 'seed' | 'timeLimitSeconds' | 'config'
 >;
 
+/**
+ * Room for building the requests ahead (about 2 s for {@link MAX_BUILT_AHEAD} on a 2-core
+ * machine) between the signatures and the clock of the time limit.
+ */
+const BUILD_AHEAD_MARGIN_SECONDS = 60;
+
 /** One hostile-mix run: its answers, what its queue held afterwards, and the verdict on both. */
 export interface HostileMixRun {
   readonly run: LoadRun;
@@ -178,6 +184,11 @@ export async function runHostileMix(
     requests,
     concurrency: options.concurrency,
     timeLimitMs: options.timeLimitSeconds * 1000,
+    // No call starts after the time limit, so a signature made before the clock is at most the
+    // build's time and the limit old when sent: within the tolerance, it is built ahead.
+    ...(options.timeLimitSeconds + BUILD_AHEAD_MARGIN_SECONDS <= config.toleranceSeconds
+      ? { buildAhead: MAX_BUILT_AHEAD }
+      : {}),
   });
   const isOurs = (body: string): boolean => isRunBody(body, runId);
   const client = sqsClientFor(target.queueUrl, env);
