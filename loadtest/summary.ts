@@ -8,6 +8,9 @@ export interface SummaryInput {
   readonly url: string;
   readonly requested: number;
   readonly concurrency: number;
+  /** The untimed calls sent first (no results when there was no warm-up); the table counts them. */
+  readonly warmUp: LoadRun;
+  /** The timed calls: the throughput and latency figures are theirs. */
   readonly run: LoadRun;
   readonly queue: DrainedQueue;
   readonly expectations: Expectations;
@@ -26,11 +29,16 @@ export interface SummaryInput {
  * @param input - the run, the drained queue and the verdict
  */
 export function formatSummary(input: SummaryInput): string {
-  const { run, verdict, queue } = input;
+  const { warmUp, run, verdict, queue } = input;
   const seconds = run.elapsedMs / 1000;
   const latencies = run.results.map((result) => result.endedAt - result.startedAt);
   const lines = [
     `Load test: ${run.results.length} of ${input.requested} requests sent to ${urlWithoutPassword(input.url)}, ${input.concurrency} connections`,
+    ...(warmUp.results.length === 0
+      ? []
+      : [
+          `Warm-up: ${warmUp.results.length} calls of the same mix in ${(warmUp.elapsedMs / 1000).toFixed(1)} s before them, judged but not timed (the table counts them)`,
+        ]),
     '',
     ...outcomeTable(input.expectations, verdict.counts),
     '',
@@ -39,7 +47,7 @@ export function formatSummary(input: SummaryInput): string {
       (queue.foreign > 0 ? `; ${queue.foreign} messages of other senders left in the queue` : ''),
     verdict.archived === undefined
       ? 'Archive: not checked (--url: the archive of that npm start is not known)'
-      : `Archive: ${verdict.archived} of ${run.results.filter(isAnswered200).length} calls answered 200 have their record`,
+      : `Archive: ${verdict.archived} of ${[...warmUp.results, ...run.results].filter(isAnswered200).length} calls answered 200 have their record`,
     `Elapsed: ${seconds.toFixed(1)} s, ${(run.results.length / seconds).toFixed(0)} requests/s,` +
       ` latency p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
     '',

@@ -6,28 +6,40 @@ import { runTool } from '../devkit/run-tool.js';
 import { type LocalSqs, startLocalSqs } from '../support/local-sqs.js';
 
 describe('Tool: npm run loadtest', () => {
-  it('sends 600 calls at 20 connections through npm start, pairs every queued answer with one message, and stops the child', async () => {
+  it('warms npm start up, sends 600 timed calls at 20 connections, pairs every queued answer with one message, and stops the child', async () => {
     // Act
-    const run = await runTool(main, ['--requests', '600', '--concurrency', '20'], {
-      env: { ...process.env },
-    });
+    const run = await runTool(
+      main,
+      ['--requests', '600', '--concurrency', '20', '--warm-up', '1'],
+      { env: { ...process.env } },
+    );
 
     // Assess
     const out = run.out.join('\n');
     expect(run.err).toEqual([]);
     expect(run.status).toBe(0);
-    expect(out).toMatch(/^valid +300 +200 queued +300 +0 +0 +0$/m);
-    expect(out).toMatch(/^replayed +60 +200 queued +60 +0 +0 +0$/m);
-    expect(out).toMatch(/^forged +90 +401 +0 +0 +90 +0$/m);
-    expect(out).toMatch(/^stale +60 +401 +0 +0 +60 +0$/m);
-    expect(out).toMatch(/^oversized +30 +413 +0 +0 +0 +30$/m);
-    expect(out).toMatch(/^ignored +60 +200 ignored +0 +60 +0 +0$/m);
-    expect(out).toContain('Queue: 360 messages of this run drained, 360 paired');
-    expect(out).toContain('Archive: 420 of 420 calls answered 200 have their record');
+    expect(out).toContain('Load test: 600 of 600 requests sent');
+    const warmUpCalls = Number(/^Warm-up: (\d+) calls of the same mix in 1\.\d s/m.exec(out)?.[1]);
+    expect(warmUpCalls).toBeGreaterThan(0);
+    // Every call of each kind, warm-up included, got the contract's answer and no other.
+    expect(out).toMatch(/^valid +(\d+) +200 queued +\1 +0 +0 +0$/m);
+    expect(out).toMatch(/^replayed +(\d+) +200 queued +\1 +0 +0 +0$/m);
+    expect(out).toMatch(/^forged +(\d+) +401 +0 +0 +\1 +0$/m);
+    expect(out).toMatch(/^stale +(\d+) +401 +0 +0 +\1 +0$/m);
+    expect(out).toMatch(/^oversized +(\d+) +413 +0 +0 +0 +\1$/m);
+    expect(out).toMatch(/^ignored +(\d+) +200 ignored +0 +\1 +0 +0$/m);
+    const total = /^total +(\d+) +(\d+) +(\d+) +\d+ +\d+$/m.exec(out);
+    expect(Number(total?.[1])).toBe(600 + warmUpCalls);
+    const [queued, ignored] = [Number(total?.[2]), Number(total?.[3])];
+    expect(out).toContain(`Queue: ${queued} messages of this run drained, ${queued} paired`);
+    expect(out).toContain(
+      `Archive: ${queued + ignored} of ${queued + ignored} calls answered 200 have their record`,
+    );
     expect(out).toContain('PASS:');
     const webhookUrl = /Sending 600 calls to (\S+)/.exec(out)?.[1] ?? '';
     await expect(fetch(webhookUrl, { method: 'POST' })).rejects.toThrow();
-    // A tsx start of npm start plus 600 calls on two cores busy with the rest of npm test.
+    // A tsx start of npm start plus 1 s of warm-up and 600 calls on two cores busy with the rest
+    // of npm test.
   }, 120_000);
 
   describe('against a receiver that acknowledges everything and stores nothing', () => {
@@ -52,9 +64,11 @@ describe('Tool: npm run loadtest', () => {
 
     it('fails, naming each broken rule', async () => {
       // Act
-      const run = await runTool(main, ['--requests', '40', '--url', url, '--queue-url', queueUrl], {
-        env: { WEBHOOK_SECRET: 'whsec-loadtest' },
-      });
+      const run = await runTool(
+        main,
+        ['--requests', '40', '--warm-up', '0', '--url', url, '--queue-url', queueUrl],
+        { env: { WEBHOOK_SECRET: 'whsec-loadtest' } },
+      );
 
       // Assess
       const out = run.out.join('\n');
@@ -80,6 +94,7 @@ describe('Tool: npm run loadtest', () => {
   it.each([
     [['--requests', '0'], "--requests must be a whole number from 1 to 100000, got '0'"],
     [['--concurrency', 'many'], "--concurrency must be a whole number from 1 to 256, got 'many'"],
+    [['--warm-up', '61'], "--warm-up must be a whole number from 0 to 60, got '61'"],
     [
       ['--url', 'https://hooks.example.com/webhook'],
       "--url must point at this machine (127.0.0.1, localhost or [::1]), got 'https://hooks.example.com/webhook'",

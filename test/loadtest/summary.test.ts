@@ -26,6 +26,7 @@ function summaryInput(sharedQueue: boolean, foreign: number): SummaryInput {
     url: 'http://127.0.0.1:3000/webhook',
     requested: 1,
     concurrency: 1,
+    warmUp: { results: [], elapsedMs: 0 },
     run: { results: [result], elapsedMs: 100 },
     queue: { messages, foreign },
     expectations: CONTRACT,
@@ -55,5 +56,29 @@ describe('Function: formatSummary', () => {
 
     // Assess
     expect(text).not.toContain('Not checked');
+    expect(text).not.toContain('Warm-up');
+  });
+
+  it('times only the calls after the warm-up, and says how many came before', () => {
+    // Prepare
+    const warmUpResults = [1, 2].map((index) => ({
+      ...result,
+      index,
+      digest: `${index}`.repeat(64),
+    }));
+    const input = summaryInput(false, 0);
+
+    // Act
+    const text = formatSummary({
+      ...input,
+      warmUp: { results: warmUpResults, elapsedMs: 1500 },
+    });
+
+    // Assess
+    expect(text).toContain('Load test: 1 of 1 requests sent');
+    expect(text).toContain(
+      'Warm-up: 2 calls of the same mix in 1.5 s before them, judged but not timed (the table counts them)',
+    );
+    expect(text).toContain('Elapsed: 0.1 s, 10 requests/s, latency p50 5.0 ms');
   });
 });
