@@ -142,9 +142,11 @@ describe('npm start (one owner per state folder)', () => {
     const before = await sendBookings(banner, 10);
 
     // Act
-    const run = await runTool(loadtest, ['--requests', '100', '--concurrency', '10'], {
-      env: { ...process.env, LOCAL_STATE_DIR: stateDir },
-    });
+    const run = await runTool(
+      loadtest,
+      ['--requests', '100', '--concurrency', '10', '--warm-up', '0'],
+      { env: { ...process.env, LOCAL_STATE_DIR: stateDir } },
+    );
     const after = await sendBookings(banner, 10);
     const kept = await bodiesAfterRestart(user, stateDir);
 
