@@ -37,13 +37,19 @@ const LIMITS = {
 } as const;
 
 /**
- * Seconds of the mix sent before the timed calls by default, as the bench warms up before its
- * valid calls: a fresh Node process compiles its hot paths over its first few thousand calls, and
- * a run timed from the first call measures that compilation more than the receiver (on a 2-core
- * machine, 3,000 calls against a fresh `npm start` ran at 780-800 req/s, against one that had
- * served 3,000 before at 1,250).
+ * Seconds of the mix sent before the timed calls by default (the bench warms up its valid calls
+ * as long): a fresh Node process compiles its hot paths over its first few thousand calls, and a
+ * run timed from the first call measures that compilation more than the receiver
+ * (`docs/performance.md` has the figures).
  */
 export const DEFAULT_WARM_UP_SECONDS = 3;
+
+/**
+ * Room, besides the time limit, between signing a request ahead and the receiver reading its
+ * clock: the build itself (about 2 s for {@link MAX_BUILT_AHEAD} on a 2-core machine) and a call
+ * waiting its turn in a busy receiver.
+ */
+const BUILD_AHEAD_MARGIN_SECONDS = 60;
 
 const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL] [--queue-url URL]
                             [--seed N] [--time-limit SECONDS] [--warm-up SECONDS]
@@ -61,7 +67,9 @@ that every call answered 200 has its record in the archive.
   --queue-url URL       with --url: the queue it forwards to (default the local queue on
                         ${LOCAL_PORTS.queue.variable}, ${LOCAL_PORTS.queue.default})
   --seed N              seed of the mix and the generated bookings (default 1)
-  --time-limit SECONDS  no call is started after this (default 120); unsent calls fail the run
+  --time-limit SECONDS  no timed call is started after this (default 120); unsent calls fail
+                        the run. The first ${MAX_BUILT_AHEAD.toLocaleString('en-US')} timed calls are signed before their clock
+                        starts, unless this plus ${BUILD_AHEAD_MARGIN_SECONDS} s is beyond SIGNATURE_TOLERANCE_SECONDS
   --warm-up SECONDS     first send the mix untimed for this long, while Node compiles its hot
                         paths (default ${DEFAULT_WARM_UP_SECONDS}, at most ${LIMITS.warmUpSeconds}, 0 for none); those calls are
                         judged like the others, and the table counts them
@@ -159,10 +167,21 @@ export type HostileMixOptions = Pick<
 >;
 
 /**
- * Room for building the requests ahead (about 2 s for {@link MAX_BUILT_AHEAD} on a 2-core
- * machine) between the signatures and the clock of the time limit.
+ * Whether the timed calls may be signed before their clock starts: no call starts after the time
+ * limit, so a signature made ahead is at most the margin and the limit old when it is checked.
+ *
+ * @param timeLimitSeconds - `--time-limit`
+ * @param toleranceSeconds - the receiver's `SIGNATURE_TOLERANCE_SECONDS`
  */
-const BUILD_AHEAD_MARGIN_SECONDS = 60;
+export function mayBuildAhead(timeLimitSeconds: number, toleranceSeconds: number): boolean {
+  return timeLimitSeconds + BUILD_AHEAD_MARGIN_SECONDS <= toleranceSeconds;
+}
+
+/**
+ * Size of the warm-up's mix: more calls than the longest warm-up sends on a machine serving
+ * 1,500 a second; the warm-up stops early, and says so by its count, on a faster one.
+ */
+const WARM_UP_MIX_SIZE = 100_000;
 
 /** One hostile-mix run: its answers, what its queue held afterwards, and the verdict on both. */
 export interface HostileMixRun {
@@ -191,7 +210,7 @@ export async function runHostileMix(
 ): Promise<HostileMixRun> {
   const { config } = options;
   // The warm-up has its own run id, so its bodies never repeat the timed calls'.
-  const runIds = [randomBytes(4).toString('hex'), randomBytes(4).toString('hex')] as const;
+  const runIds = { timed: randomBytes(4).toString('hex'), warmUp: randomBytes(4).toString('hex') };
   const since = new Date();
   const mix = (runId: string, count: number) =>
     requestMix({
@@ -209,21 +228,20 @@ export async function runHostileMix(
       ? { results: [], elapsedMs: 0 }
       : await runLoad({
           ...load,
-          requests: mix(runIds[1], LIMITS.requests),
+          requests: mix(runIds.warmUp, WARM_UP_MIX_SIZE),
           timeLimitMs: options.warmUpSeconds * 1000,
         });
   const run = await runLoad({
     ...load,
-    requests: mix(runIds[0], options.requests),
+    requests: mix(runIds.timed, options.requests),
     timeLimitMs: options.timeLimitSeconds * 1000,
-    // No call starts after the time limit, so a signature made before the clock is at most the
-    // build's time and the limit old when sent: within the tolerance, it is built ahead.
-    ...(options.timeLimitSeconds + BUILD_AHEAD_MARGIN_SECONDS <= config.toleranceSeconds
+    ...(mayBuildAhead(options.timeLimitSeconds, config.toleranceSeconds)
       ? { buildAhead: MAX_BUILT_AHEAD }
       : {}),
   });
   const results = [...warmUp.results, ...run.results];
-  const isOurs = (body: string): boolean => runIds.some((runId) => isRunBody(body, runId));
+  const isOurs = (body: string): boolean =>
+    isRunBody(body, runIds.timed) || isRunBody(body, runIds.warmUp);
   const client = sqsClientFor(target.queueUrl, env);
   let queue: DrainedQueue;
   try {
@@ -254,7 +272,7 @@ export async function runHostileMix(
 
 async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo): Promise<number> {
   io.out(
-    `Sending ${options.requests} calls to ${urlWithoutPassword(target.webhookUrl)} with ${options.concurrency} connections...`,
+    `Sending ${options.requests} calls to ${urlWithoutPassword(target.webhookUrl)} with ${options.concurrency} connections${options.warmUpSeconds === 0 ? '' : `, after ${options.warmUpSeconds} s of warm-up`}...`,
   );
   let mix: HostileMixRun;
   try {
