@@ -12,10 +12,8 @@ import { verifySection } from './verify.js';
 
 // Sections run in this order; `npm run bench -- verify` runs only the named ones.
 const SECTIONS: readonly BenchSection[] = [
-  // First: its targets are absolute requests a second, and a small virtual machine slows down
-  // under sustained load. On the 2-core machine of bench/results.md, valid calls ran at 1,301 a
-  // second after a minute and a half idle and at 856 right after the cold-start and footprint
-  // sections; every other section sets its figures against a floor measured beside them.
+  // First, before the other sections load the machine: its targets are absolute requests a
+  // second, where every other section sets its figures against a floor measured beside them.
   throughputSection,
   verifySection,
   handlerSection,
