@@ -319,10 +319,11 @@ export const throughputSection: BenchSection = {
     const { warmUp, run, queue, verdict } = mix;
     const mixRate = run.results.length / (run.elapsedMs / 1000);
     const latencies = run.results.map((result) => result.endedAt - result.startedAt);
-    // The verdict pairs the warm-up's messages too.
-    const queuedAnswers = [...warmUp.results, ...run.results].filter(
-      (result) => result.outcome === 'queued',
-    ).length;
+    // The verdict judges the warm-up's calls too, and pairs their messages.
+    const queuedAnswers = [...verdict.counts.values()].reduce(
+      (sum, perKind) => sum + (perKind.get('queued') ?? 0),
+      0,
+    );
     return [
       {
         title: 'Local throughput: npm start with the inspector on, valid calls and the hostile mix',

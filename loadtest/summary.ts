@@ -1,7 +1,7 @@
 import { urlWithoutPassword } from '../devkit/tool-io.js';
 import type { DrainedQueue } from './drain-queue.js';
 import type { LoadRun, Outcome } from './run-load.js';
-import { describeOutcome, type Expectations, isAnswered200, type Verdict } from './verdict.js';
+import { describeOutcome, type Expectations, type Verdict } from './verdict.js';
 
 /** What {@link formatSummary} reports on. */
 export interface SummaryInput {
@@ -47,7 +47,7 @@ export function formatSummary(input: SummaryInput): string {
       (queue.foreign > 0 ? `; ${queue.foreign} messages of other senders left in the queue` : ''),
     verdict.archived === undefined
       ? 'Archive: not checked (--url: the archive of that npm start is not known)'
-      : `Archive: ${verdict.archived} of ${[...warmUp.results, ...run.results].filter(isAnswered200).length} calls answered 200 have their record`,
+      : `Archive: ${verdict.archived} of ${verdict.answered200} calls answered 200 have their record`,
     `Elapsed: ${seconds.toFixed(1)} s, ${(run.results.length / seconds).toFixed(0)} requests/s,` +
       ` latency p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
     '',

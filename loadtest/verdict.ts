@@ -60,6 +60,8 @@ export interface Verdict {
   readonly matched: number;
   /** Bodies answered `queued` more than once (replays); each answer has its own message. */
   readonly repeatedBodies: number;
+  /** Calls answered 200 (`queued` or `ignored`): each must have its archive record. */
+  readonly answered200: number;
   /** Calls answered 200 that have their archive record; `undefined` when it was not judged. */
   readonly archived?: number;
 }
@@ -114,6 +116,7 @@ export function judgeRun(input: VerdictInput): Verdict {
     counts,
     matched: pairing.matched,
     repeatedBodies: pairing.repeatedBodies,
+    answered200: input.results.filter(isAnswered200).length,
     ...(archive === undefined ? {} : { archived: archive.paired }),
   };
 }
