@@ -98,6 +98,17 @@ export function toApiGatewayEvent(
   };
 }
 
+/**
+ * The caller's address as API Gateway reports it, for `ALLOWED_SOURCE_IPS` and the inspector: an
+ * IPv4 caller of a dual-stack socket (`HOST=::`) without its `::ffff:` prefix. A socket that
+ * is already gone has no `remoteAddress`: empty then, which no allowlist lets in (never a
+ * stand-in such as 127.0.0.1, which a list for local tries would let in).
+ */
+export function sourceAddress(remoteAddress: string | undefined): string {
+  const address = remoteAddress ?? '';
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice('::ffff:'.length) : address;
+}
+
 /** An HTTP response ready to write: header pairs (repeats allowed) and body bytes. */
 export interface HttpResponseParts {
   readonly statusCode: number;

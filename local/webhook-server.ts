@@ -1,21 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { webhookPath } from '../lambda/contract/endpoints.js';
 import { RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/settings.js';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { fromProxyResult, toApiGatewayEvent } from './api-gateway-event.js';
+import { fromProxyResult, sourceAddress, toApiGatewayEvent } from './api-gateway-event.js';
 import { createLocalContext } from './lambda-context.js';
+import { Environments, type MAX_ENVIRONMENTS, type ProxyHandler } from './lambda-environments.js';
 import {
-  BodyBudget,
+  type BodyBudget,
   closeServer,
   continueBody,
   continueOnlyToRead,
   endWithJson,
   listen,
 } from './net.js';
+import {
+  ClientGoneError,
+  discardBody,
+  readWebhookBody,
+  webhookBodyBudget,
+} from './webhook-body.js';
+import { Connections, Draining, unparsableStatus } from './webhook-connections.js';
 
 /** Longest a client may take to send the request line and headers (slowloris guard). */
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -23,20 +28,8 @@ const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** Longest a client may take to send the whole request, body included. */
 const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
-/** What the receiver answers a body over `MAX_BODY_BYTES`; the server answers it the same way. */
-const PAYLOAD_TOO_LARGE = { error: 'payload_too_large', reason: 'payload_too_large' } as const;
-
-/** API Gateway's answer when it throttles a call: the server's answer beyond its body budget. */
-const TOO_MANY_REQUESTS = { message: 'Too Many Requests' } as const;
-
 /** Stage name reported in the events of the local run. */
 const LOCAL_STAGE = 'local';
-
-/** A Lambda handler for API Gateway proxy events (the receiver's `handler` fits). */
-export type ProxyHandler = (
-  event: APIGatewayProxyEvent,
-  context: Context,
-) => Promise<APIGatewayProxyResult>;
 
 /** Options of {@link startWebhookServer}. */
 export interface WebhookServerOptions {
@@ -93,22 +86,6 @@ export interface WebhookServerOptions {
   readonly drainTimeoutMs?: number;
 }
 
-/**
- * Most execution environments the local server runs at once: above the connections the load
- * test and the throughput bench open (16 and 10), so neither waits for one, while a flood of
- * connections cannot start handlers without bound.
- */
-export const MAX_ENVIRONMENTS = 32;
-
-/**
- * How many bodies of `MAX_BODY_BYTES` the server reads at once, all connections together (64):
- * every environment busy and as many bodies arriving behind them. Any process on this machine
- * can open connections, and with a bound per body only, each one holding a body just under it
- * for the 30 s the server waits grew the process without end (1,500 connections: 121 MB to
- * 513 MB).
- */
-const LARGEST_BODIES_AT_ONCE = 2 * MAX_ENVIRONMENTS;
-
 /** Path prefix of the local delivery inspector (see `local/inspector/`). */
 export const INSPECTOR_PATH = '/_inspector';
 
@@ -133,13 +110,6 @@ export interface ObservedDelivery {
    * bytes received): `body` is then empty and the inspector shows this instead of a diagnosis.
    */
   readonly bodyNotRead?: string;
-}
-
-/** A client closed its connection before the whole request arrived. */
-class ClientGoneError extends WebhookReceiverError {
-  constructor() {
-    super('client disconnected before the request was complete');
-  }
 }
 
 /** A running local webhook endpoint. */
@@ -171,7 +141,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const invokeInTurn: ProxyHandler = (event, context) => environments.invoke(event, context);
   const connections = new Connections();
   const draining = new Draining(connections);
-  const bodies = new BodyBudget(LARGEST_BODIES_AT_ONCE * options.maxBodyBytes);
+  const bodies = webhookBodyBudget(options.maxBodyBytes);
   const server = createServer(
     {
       headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
@@ -231,88 +201,6 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   };
 }
 
-/**
- * The calls under way, so that stopping the server answers them before it closes the queue and
- * the archive they write to (a sender would otherwise see its connection dropped, and retry a
- * call whose message may already be queued).
- */
-class Draining {
-  /** Each call being served, with what settles once its answer is out. */
-  readonly #underWay = new Map<
-    ServerResponse,
-    { readonly request: IncomingMessage; readonly answered: Promise<void> }
-  >();
-  #stopping = false;
-  readonly #connections: Connections;
-
-  constructor(connections: Connections) {
-    this.#connections = connections;
-  }
-
-  /** Keeps the call among the calls under way until it is answered; returns `call`. */
-  track(request: IncomingMessage, response: ServerResponse, call: Promise<void>): Promise<void> {
-    if (this.#stopping) this.#closeAfter(request, response);
-    const answered = call.then(
-      () => sent(response),
-      () => sent(response),
-    );
-    this.#underWay.set(response, { request, answered });
-    void answered.then(() => this.#underWay.delete(response));
-    return call;
-  }
-
-  /**
-   * Stops: every answer not yet started will close its connection (so no request behind it on
-   * the connection is taken), a call whose request is still arriving is dropped (nothing was
-   * handled; its sender retries), and this resolves once every other call is answered, or after
-   * `timeoutMs`, whichever comes first.
-   */
-  async drain(timeoutMs: number): Promise<void> {
-    this.#stopping = true;
-    for (const [response, { request }] of this.#underWay) {
-      if (request.complete) this.#closeAfter(request, response);
-      else request.socket.destroy();
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<true>((resolve) => {
-      timer = setTimeout(() => resolve(true), timeoutMs);
-    });
-    try {
-      // A request whose turn came on its connection while waiting is waited for too.
-      while (this.#underWay.size > 0) {
-        const answered = Promise.all([...this.#underWay.values()].map((call) => call.answered));
-        if (await Promise.race([answered.then(() => false), timedOut])) return;
-      }
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /**
-   * Makes an answer not yet started close its connection, and takes nothing after it on that
-   * connection (the header alone does not stop Node from parsing a request pipelined behind).
-   */
-  #closeAfter(request: IncomingMessage, response: ServerResponse): void {
-    if (response.headersSent) return;
-    response.setHeader('connection', 'close');
-    this.#connections.closeAfterAnswer(request.socket);
-  }
-}
-
-/**
- * Settles once an ended answer is written out (or its connection gone); at once for one never
- * ended, such as the inspector's live stream, which the inspector ends itself.
- */
-function sent(response: ServerResponse): Promise<void> {
-  if (!response.writableEnded || response.writableFinished || response.destroyed) {
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => {
-    response.once('finish', resolve);
-    response.once('close', resolve);
-  });
-}
-
 async function serve(
   request: IncomingMessage,
   response: ServerResponse,
@@ -340,7 +228,7 @@ async function serve(
   }
   const requestId = randomUUID();
   const requestTimeEpoch = Date.now();
-  const sourceIp = sourceAddress(request.socket);
+  const sourceIp = sourceAddress(request.socket.remoteAddress);
   const observe = (
     statusCode: number,
     responseBody: string,
@@ -359,53 +247,20 @@ async function serve(
       responseBody,
       ...(bodyNotRead === undefined ? {} : { bodyNotRead }),
     });
-  // Answered at once without reading the body, like API Gateway; the connection closes after it
-  // (see Connections), and the inspector lists the call with its verdict.
-  const answerUnread = (
-    statusCode: number,
-    answer: object,
-    bodyNotRead: string,
-    headers: Readonly<Record<string, string>> = {},
-  ): void => {
+  const read = await readWebhookBody(request, response, options.maxBodyBytes, bodies);
+  if (!read.read) {
+    // Answered at once without reading the body, like API Gateway; the connection closes after
+    // it (see Connections), and the inspector lists the call with its verdict.
     discardBody(request);
     connections.closeAfterAnswer(request.socket);
     response.setHeader('connection', 'close');
-    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+    for (const [name, value] of Object.entries(read.headers ?? {})) response.setHeader(name, value);
     response.setHeader('x-amzn-RequestId', requestId);
-    writeJson(response, statusCode, answer);
-    observe(statusCode, JSON.stringify(answer), Buffer.alloc(0), bodyNotRead);
-  };
-  const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > options.maxBodyBytes) {
-    answerUnread(
-      413,
-      PAYLOAD_TOO_LARGE,
-      `the body was not read: its Content-Length (${declared} bytes) is above MAX_BODY_BYTES (${options.maxBodyBytes})`,
-    );
+    writeJson(response, read.statusCode, read.answer);
+    observe(read.statusCode, JSON.stringify(read.answer), Buffer.alloc(0), read.bodyNotRead);
     return;
   }
-  // A chunked body may grow to the limit, so that much is held for it.
-  const held = request.headers['transfer-encoding'] === undefined ? declared : options.maxBodyBytes;
-  if (!bodies.takeWhileOpen(request, response, held)) {
-    // A sender retries a 429 as it would a throttled call.
-    answerUnread(
-      429,
-      TOO_MANY_REQUESTS,
-      `the body was not read: ${LARGEST_BODIES_AT_ONCE} bodies of up to MAX_BODY_BYTES were being read`,
-      { 'retry-after': '1' },
-    );
-    return;
-  }
-  continueBody(response);
-  const body = await readBody(request, options.maxBodyBytes);
-  if (body === undefined) {
-    answerUnread(
-      413,
-      PAYLOAD_TOO_LARGE,
-      `the body was not read past MAX_BODY_BYTES (${options.maxBodyBytes} bytes)`,
-    );
-    return;
-  }
+  const { body } = read;
   const event = toApiGatewayEvent(
     {
       method: request.method ?? 'GET',
@@ -439,122 +294,6 @@ function observeDelivery(options: WebhookServerOptions, delivery: ObservedDelive
   });
 }
 
-/**
- * The execution environments of the local run: each takes one call at a time, an idle one (the
- * most recently used, as Lambda reuses warm environments) takes the next call, another is
- * started while every one is busy and fewer than {@link MAX_ENVIRONMENTS} run, and beyond that
- * calls wait for the first free one in arrival order.
- */
-class Environments {
-  readonly #idle: ProxyHandler[];
-  readonly #waiting: Array<(handler: ProxyHandler) => void> = [];
-  readonly #start: (() => ProxyHandler) | undefined;
-  #started = 1;
-
-  constructor(first: ProxyHandler, start: (() => ProxyHandler) | undefined) {
-    this.#idle = [first];
-    this.#start = start;
-  }
-
-  async invoke(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
-    const handler = this.#idle.pop() ?? this.#another() ?? (await this.#free());
-    try {
-      return await handler(event, context);
-    } finally {
-      const next = this.#waiting.shift();
-      if (next === undefined) this.#idle.push(handler);
-      else next(handler);
-    }
-  }
-
-  /** A new environment's handler, or `undefined` when no more may be started. */
-  #another(): ProxyHandler | undefined {
-    if (this.#start === undefined || this.#started >= MAX_ENVIRONMENTS) return undefined;
-    const handler = this.#start();
-    this.#started += 1;
-    return handler;
-  }
-
-  #free(): Promise<ProxyHandler> {
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-}
-
-/**
- * Serves the requests of each connection one after the other, as HTTP/1.1 answers them. Node
- * emits every request it parses at once, pipelined ones too: without turns, a request after an
- * answer that closes the connection (a 413, or Node's own `connection: close`) would reach the
- * handler (and be queued) with its answer thrown away, and a parse error or a CONNECT would be
- * refused ahead of an earlier answer, which the client then never reads.
- */
-class Connections {
-  /** Per connection, its requests whose answers are not out yet, oldest first. */
-  readonly #pending = new WeakMap<
-    Duplex,
-    Array<{ request: IncomingMessage; answered: Promise<void> }>
-  >();
-  /** Connections whose latest answer closes them: HTTP forbids processing what follows. */
-  readonly #closing = new WeakSet<Duplex>();
-
-  /**
-   * Runs `serve` once every earlier answer on the request's connection is out; drops the request
-   * unread when one of them closed the connection.
-   */
-  inTurn(request: IncomingMessage, response: ServerResponse, serve: () => void): void {
-    const { socket } = request;
-    const pending = this.#pending.get(socket) ?? [];
-    this.#pending.set(socket, pending);
-    const previous = pending.at(-1)?.answered ?? Promise.resolve();
-    const entry = {
-      request,
-      answered: new Promise<void>((resolve) =>
-        response.once('close', () => {
-          if (!response.shouldKeepAlive) this.#closing.add(socket);
-          pending.splice(pending.indexOf(entry), 1);
-          resolve();
-        }),
-      ),
-    };
-    pending.push(entry);
-    void previous.then(() => {
-      // A connection closed by an earlier answer, or ended by the server stopping: the request
-      // is dropped unhandled, and its sender, which got no answer, retries it.
-      if (this.#closing.has(socket) || socket.destroyed) {
-        request.resume();
-        return;
-      }
-      serve();
-    });
-  }
-
-  /** Marks a connection whose current answer says it closes: nothing after it is processed. */
-  closeAfterAnswer(socket: Duplex): void {
-    this.#closing.add(socket);
-  }
-
-  /**
-   * Runs `then` once the answers to the requests received whole on `socket` are out (at once when
-   * there are none): for a parse error, a time-out or a CONNECT, which concern the request still
-   * arriving, after which Node parses nothing more on the connection.
-   */
-  afterAnswers(socket: Duplex, then: () => void): void {
-    const whole = (this.#pending.get(socket) ?? []).filter(({ request }) => request.complete);
-    if (whole.length === 0) then();
-    else void Promise.all(whole.map(({ answered }) => answered)).then(then);
-  }
-}
-
-/**
- * The caller's address as API Gateway reports it, for `ALLOWED_SOURCE_IPS` and the inspector: an
- * IPv4 caller of a dual-stack socket (`HOST=::`) without its `::ffff:` prefix. A socket that is
- * already gone has no address: empty then, which no allowlist lets in (never a stand-in such as
- * 127.0.0.1, which a list for local tries would let in).
- */
-function sourceAddress(socket: Socket): string {
-  const address = socket.remoteAddress ?? '';
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice('::ffff:'.length) : address;
-}
-
 /** `/webhook`, or with named endpoints `/webhook/<one path segment>`. */
 function isWebhookPath(pathname: string | undefined, namedEndpoints: boolean): boolean {
   if (!namedEndpoints) return pathname === webhookPath();
@@ -565,48 +304,6 @@ function isWebhookPath(pathname: string | undefined, namedEndpoints: boolean): b
 
 function isInspectorPath(pathname: string | undefined): boolean {
   return pathname === INSPECTOR_PATH || pathname?.startsWith(`${INSPECTOR_PATH}/`) === true;
-}
-
-/**
- * Reads the whole body; resolves `undefined` as soon as more than `limit` bytes arrived (keeping
- * at most `limit` plus the last chunk), rejects with {@link ClientGoneError} when the client goes.
- */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        request.off('data', onData);
-        chunks.length = 0;
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    request.on('data', onData);
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('close', () => {
-      if (!request.complete) reject(new ClientGoneError());
-    });
-  });
-}
-
-/** Reads and drops what is left of a request body, so the answer can be sent without buffering it. */
-function discardBody(request: IncomingMessage): void {
-  request.on('data', () => undefined);
-  request.resume();
-}
-
-/**
- * The status for a request Node cannot parse (an authority-form target, a broken header: 400, a
- * header section too large: 431) or that ran out of time (408); it gets a JSON answer like every
- * other rejection, then the connection is closed.
- */
-function unparsableStatus(error: NodeJS.ErrnoException): number {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
-  return error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
 }
 
 function writeJson(response: ServerResponse, statusCode: number, body: object): void {

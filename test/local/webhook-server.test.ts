@@ -1,12 +1,8 @@
 import { connect } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  MAX_ENVIRONMENTS,
-  type ProxyHandler,
-  startWebhookServer,
-  type WebhookServer,
-} from '../../local/webhook-server.js';
+import { MAX_ENVIRONMENTS, type ProxyHandler } from '../../local/lambda-environments.js';
+import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.js';
 
 /** A stand-in handler that records what it was given and answers like the receiver would. */
 const recordingHandler = (
