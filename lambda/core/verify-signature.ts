@@ -135,6 +135,22 @@ export function verifySignature(input: VerifySignatureInput): VerifyResult {
   return worst;
 }
 
+/**
+ * Why no copy of a `Service-Signature` header can be read, as {@link verifySignature} would
+ * report it: `missing_header` when there is none, `malformed_header` when no `t` group of any
+ * copy parses; `undefined` when one does. It needs neither keys nor body, so a call that can
+ * never verify is answered before any key is loaded.
+ *
+ * @param header - the header as {@link VerifySignatureInput.header} takes it
+ */
+export function unreadableHeaderReason(
+  header: VerifySignatureInput['header'],
+): 'missing_header' | 'malformed_header' | undefined {
+  const groups = signatureGroups(header);
+  if (groups.length === 0) return 'missing_header';
+  return groups.some((group) => parseSignatureHeader(group).ok) ? undefined : 'malformed_header';
+}
+
 /** What the groups of one call share: the input, and the body once a group needed it. */
 interface CheckState {
   readonly input: VerifySignatureInput;

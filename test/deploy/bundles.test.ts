@@ -447,7 +447,7 @@ describe('Bundled functions as deployed', () => {
       expect(await sqs().messageCount(queueUrl)).toBe(depthBefore);
     });
 
-    it('answers 503 while Secrets Manager or the queue is down, and 200 while the archive is down', async () => {
+    it('answers 503 while Secrets Manager or the queue is down, but 401 to a call no key could verify, and 200 while the archive is down', async () => {
       // Prepare: fresh environments (a warm one keeps its keys), each with one dependency's
       // endpoint refusing connections.
       const refusing = await refusingEndpoint();
@@ -472,6 +472,17 @@ describe('Bundled functions as deployed', () => {
       // Act
       const withoutArchive = start(ids.receiver, override, { ...endpoints, FIREHOSE: refusing });
       const keysDown = await withoutSecrets.invoke(call(endpoint as ServedEndpoint, body));
+      // With Secrets Manager still down: no signature header, and one that cannot be parsed.
+      const unsigned = frontDoorEvent(template)({ body, path: (endpoint as ServedEndpoint).path });
+      const garbled = frontDoorEvent(template)({
+        body,
+        path: (endpoint as ServedEndpoint).path,
+        headers: { 'Service-Signature': `t=${now()},signature=not-hex` },
+      });
+      const neverVerifiable = [
+        await withoutSecrets.invoke(unsigned),
+        await withoutSecrets.invoke(garbled),
+      ];
       const archiveDown = await withoutArchive.invoke(call(endpoint as ServedEndpoint, body));
       const queueDown = await withoutQueue.invoke(call(endpoint as ServedEndpoint, body));
       printedBy.set('Secrets Manager down', keysDown.output);
@@ -480,6 +491,16 @@ describe('Bundled functions as deployed', () => {
 
       // Assess
       expect(keysDown.result).toMatchObject({ statusCode: 503 });
+      expect(neverVerifiable.map(({ result }) => result)).toEqual([
+        expect.objectContaining({
+          statusCode: 401,
+          body: '{"error":"unauthorized","reason":"missing_header"}',
+        }),
+        expect.objectContaining({
+          statusCode: 401,
+          body: '{"error":"unauthorized","reason":"malformed_header"}',
+        }),
+      ]);
       expect(queueDown.result).toMatchObject({ statusCode: 503 });
       // The archive never holds up an answer.
       expect(archiveDown.result).toMatchObject({ statusCode: 200, body: '{"status":"queued"}' });

@@ -2,6 +2,7 @@ import { WebhookReceiverError } from '../../core/errors.js';
 import { SIGNATURE_HEADER_KEY } from '../../core/signature-header.js';
 import {
   type SignedForm,
+  unreadableHeaderReason,
   type VerifyResult,
   verifySignature,
 } from '../../core/verify-signature.js';
@@ -167,9 +168,10 @@ const REJECT_STATUS: Readonly<Record<RejectReason, 400 | 401 | 405 | 413>> = {
 
 /**
  * Decides what to do with one webhook call, in this order (cheapest and least trusting first):
- * method (405), size (413), keys (503 when none can be loaded), signature via `verifySignature`
- * (401 for header, timestamp and mismatch, whatever the body is; 503 for a mismatch while the
- * keys are stale), then, on a verified call only, the payload (400: not JSON, not UTF-8,
+ * method (405), size (413), a header no copy of which can be read (401 `missing_header` or
+ * `malformed_header`, before any key is loaded), keys (503 when none can be loaded), signature
+ * via `verifySignature` (401 for timestamp and mismatch, whatever the body is; 503 for a
+ * mismatch while the keys are stale), then, on a verified call only, the payload (400: not JSON, not UTF-8,
  * characters a store refuses, not an object with `event`), `FORWARD_EVENTS` (200 ignored) and
  * the sink (200 queued, or 503 so the sender retries and nothing unstored is acknowledged).
  * Nothing in an unverified body can choose the answer: every call that does not verify is 401.
@@ -195,6 +197,11 @@ export async function receive(
   if (body !== undefined && isLongerThan(body, policy.maxBodyBytes)) {
     return rejected('payload_too_large', {});
   }
+
+  // A header no key could ever verify is answered without keys: while they cannot be loaded, a
+  // 503 would tell the sender to retry a call that can only ever be refused.
+  const unreadable = unreadableHeaderReason(request.headers[SIGNATURE_HEADER_KEY]);
+  if (unreadable !== undefined) return rejected(unreadable, {});
 
   let keys: AcceptedKeys;
   try {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signPayload, verifySignature } from '../../../lambda/core/index.js';
+import { unreadableHeaderReason } from '../../../lambda/core/verify-signature.js';
 import { signRawBody } from '../../support/booking.js';
 import { propertyRuns } from '../../support/property-runs.js';
 import { jsonDocument, renderWithWhitespace } from './json-arbitraries.js';
@@ -10,6 +11,7 @@ const BYTE_CHANGE_RUNS = propertyRuns('a changed byte inside a string fails', 50
 const OTHER_KEY_RUNS = propertyRuns('another key fails', 200);
 const BYTES_RUNS = propertyRuns('bytes verify as the text they decode to', 300);
 const PREFIX_RUNS = propertyRuns('raw non-ASCII after an ASCII prefix of any length', 300);
+const UNREADABLE_RUNS = propertyRuns('an unreadable header is judged as verify judges it', 1000);
 
 const T = 1_716_000_000;
 const key = fc.string({ minLength: 1, maxLength: 40 });
@@ -158,5 +160,36 @@ describe('Function: verifySignature (properties)', () => {
       );
     },
     OTHER_KEY_RUNS.timeout,
+  );
+
+  it(
+    'calls a header unreadable exactly when verifySignature rejects it as missing or malformed',
+    () => {
+      // Pieces a header is made of, so generated values often come close to a valid one.
+      const piece = fc.oneof(
+        fc.constantFrom('t=', 'signature=', ',', ' ', '=', `${T}`, 'x'),
+        fc.stringMatching(/^[0-9a-f]{64}$/),
+        fc.string({ maxLength: 6 }),
+      );
+      const value = fc.array(piece, { maxLength: 8 }).map((parts) => parts.join(''));
+      const header = fc.oneof(fc.constant(undefined), value, fc.array(value, { maxLength: 3 }));
+      fc.assert(
+        fc.property(header, (sent) => {
+          // Act
+          const unreadable = unreadableHeaderReason(sent);
+          const verified = verifySignature({ header: sent, body: '{}', keys: ['k'], now: T });
+
+          // Assess
+          const headerReason =
+            !verified.ok &&
+            (verified.reason === 'missing_header' || verified.reason === 'malformed_header')
+              ? verified.reason
+              : undefined;
+          expect(unreadable).toBe(headerReason);
+        }),
+        { numRuns: UNREADABLE_RUNS.numRuns, seed: UNREADABLE_RUNS.seed },
+      );
+    },
+    UNREADABLE_RUNS.timeout,
   );
 });

@@ -505,7 +505,7 @@ describe('Function: handler', () => {
       expect(secrets.describeCalls()).toBe(2);
     });
 
-    it('answers 503 with Retry-After, never 401, when the keys cannot be loaded', async () => {
+    it('answers a signed call 503 with Retry-After when the keys cannot be loaded, and a call whose header cannot be read 401', async () => {
       // Prepare
       const secrets = secretsManager([]);
       secrets.mock.on(DescribeSecretCommand).rejects(
@@ -521,16 +521,21 @@ describe('Function: handler', () => {
       // Act
       const signed = await invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: NOW })));
       const unsigned = await invoke(restApiEvent({ body: PRETTY_BOOKING }));
+      const garbled = await invoke(
+        restApiEvent({ body: PRETTY_BOOKING, headers: { 'Service-Signature': 'sha256=00' } }),
+      );
 
-      // Assess
-      for (const response of [signed, unsigned]) {
-        expect(response.statusCode).toBe(503);
-        expect(response.headers['retry-after']).toBe('30');
-        expect(JSON.parse(response.body)).toEqual({
-          error: 'service_unavailable',
-          reason: 'keys_unavailable',
-        });
-      }
+      // Assess: only the signed call may verify once the keys load; the others never can.
+      expect(signed.statusCode).toBe(503);
+      expect(signed.headers['retry-after']).toBe('30');
+      expect(JSON.parse(signed.body)).toEqual({
+        error: 'service_unavailable',
+        reason: 'keys_unavailable',
+      });
+      expect([unsigned, garbled].map(({ statusCode, body }) => [statusCode, body])).toEqual([
+        [401, '{"error":"unauthorized","reason":"missing_header"}'],
+        [401, '{"error":"unauthorized","reason":"malformed_header"}'],
+      ]);
       expect(await messages()).toEqual([]);
       expect(output.metricValues().filter(({ name }) => name === 'KeyLoadFailure')).toHaveLength(1);
     });

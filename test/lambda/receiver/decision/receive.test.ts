@@ -618,6 +618,40 @@ describe('Function: receive', () => {
   });
 
   describe('dependencies unavailable', () => {
+    it.each([
+      ['missing_header', {}],
+      ['missing_header', { 'service-signature': [] }],
+      ['malformed_header', { 'service-signature': 'garbled' }],
+      ['malformed_header', { 'service-signature': ['t=1,signature=00', 'signature=zz'] }],
+    ])(
+      'answers 401 %s without loading keys, also while they cannot be loaded (%j)',
+      async (reason, headers) => {
+        // Prepare
+        const { sink, keySource, run } = setup();
+        keySource.failWith(new KeyLoadError('DescribeSecret failed'));
+
+        // Act
+        const outcome = await run({ method: 'POST', headers, body: COMPACT_BOOKING });
+
+        // Assess
+        expect(outcome).toEqual({ kind: 'rejected', status: 401, reason, details: {} });
+        expect(sink.messages).toEqual([]);
+      },
+    );
+
+    it('still answers 405 and 413 before a header that cannot be read', async () => {
+      // Prepare
+      const { run } = setup({ ...POLICY, maxBodyBytes: 4 });
+
+      // Act
+      const wrongMethod = await run({ method: 'GET', headers: {}, body: '' });
+      const tooLarge = await run({ method: 'POST', headers: {}, body: COMPACT_BOOKING });
+
+      // Assess
+      expect(wrongMethod).toMatchObject({ status: 405, reason: 'method_not_allowed' });
+      expect(tooLarge).toMatchObject({ status: 413, reason: 'payload_too_large' });
+    });
+
     it('answers 503 keys_unavailable, never 401, when the key source cannot load keys', async () => {
       // Prepare
       const { sink, keySource, run } = setup();
