@@ -1,5 +1,5 @@
 import { cpus, loadavg } from 'node:os';
-import { STAGE_THROTTLE_DEFAULTS } from '../lib/capacity-settings.js';
+import { STAGE_THROTTLE_DEFAULTS } from '../lambda/contract/capacity-settings.js';
 import { RECEIVER_MEMORY_MB } from '../lib/receiver-settings.js';
 import {
   bindingLimit,
@@ -311,7 +311,7 @@ export const capacitySection: BenchSection = {
       rows: scenarioRows,
       notes: [
         ...lines,
-        `Defaults: stage throttle ${STAGE_THROTTLE_DEFAULTS.rateLimit} calls a second, burst ${STAGE_THROTTLE_DEFAULTS.burstLimit} (lib/capacity-settings.ts); no reserved concurrency, so the receiver shares the account's ${count(QUOTAS.lambdaConcurrency.value)}; a standard queue; ${RECEIVER_MEMORY_MB} MB. Every scenario starts with no warm environment.`,
+        `Defaults: stage throttle ${STAGE_THROTTLE_DEFAULTS.rateLimit} calls a second, burst ${STAGE_THROTTLE_DEFAULTS.burstLimit} (lambda/contract/capacity-settings.ts); no reserved concurrency, so the receiver shares the account's ${count(QUOTAS.lambdaConcurrency.value)}; a standard queue; ${RECEIVER_MEMORY_MB} MB. Every scenario starts with no warm environment.`,
         `Sender: new deliveries arrive at ${LIVE_RATE} a second, evenly spaced. ${SCENARIOS[0]?.name}: a day of them (${count(LIVE_RATE * 86_400)} calls). <h>h-at-${LIVE_RATE}/s-resent-at-<r>/s: after an outage of <h> hours (either side's) the sender holds <h> x 3600 x ${LIVE_RATE} deliveries and re-sends them evenly at <r> a second while new ones keep arriving; a call turned away goes back into its backlog and is sent again; "drained in" is when the last of the backlog is answered. "Calls made" counts every attempt, re-sends included.`,
         reservation === undefined
           ? 'No reservation the default account can make (at most 900: Lambda keeps 100 unreserved) takes the 200/s catch-up through a function URL.'
@@ -355,7 +355,7 @@ export const capacitySection: BenchSection = {
         [
           'stage throttle (throttleRateLimit, throttleBurstLimit)',
           `${STAGE_THROTTLE_DEFAULTS.rateLimit} a second, burst ${STAGE_THROTTLE_DEFAULTS.burstLimit}`,
-          'construct default, lib/capacity-settings.ts',
+          'construct default, lambda/contract/capacity-settings.ts',
         ],
         [
           'warm queued call, billed',

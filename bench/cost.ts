@@ -1,19 +1,19 @@
 import { writeFile } from 'node:fs/promises';
 import { App } from 'aws-cdk-lib';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
-import { webhookPath } from '../lambda/contract/endpoints.js';
-import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
-import { signPayload } from '../lambda/core/index.js';
-import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
 import {
   ARCHIVE_LAYOUT,
   ARCHIVE_LIMITS,
-  archiveRecord,
-} from '../lambda/receiver/archive-record.js';
+  DEFAULT_ARCHIVE_DAYS,
+} from '../lambda/contract/archive-layout.js';
+import { webhookPath } from '../lambda/contract/endpoints.js';
+import { CONSUMER_BATCH_SIZE } from '../lambda/contract/queue-settings.js';
+import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
+import { signPayload } from '../lambda/core/index.js';
+import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
+import { archiveRecord } from '../lambda/receiver/archive-record.js';
 import { buildMessage } from '../lambda/receiver/decision/sink-message.js';
-import { DEFAULT_ARCHIVE_DAYS } from '../lib/archive.js';
 import { ACCESS_LOG_FORMAT } from '../lib/ingress/ingress.js';
-import { CONSUMER_BATCH_SIZE } from '../lib/queue-settings.js';
 import { RECEIVER_MEMORY_MB } from '../lib/receiver-settings.js';
 import { ReceiverStack } from '../lib/receiver-stack.js';
 import { type CostBar, renderCostChart } from './cost-chart.js';

@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonResult } from 'autocannon';
 import { buildBookingPayload } from '../devkit/booking-payload.js';
 import { startLocalProcess } from '../devkit/local-process.js';
+import { STAGE_THROTTLE_DEFAULTS } from '../lambda/contract/capacity-settings.js';
 import { signPayload } from '../lambda/core/index.js';
 import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
 import { responseFromOutcome } from '../lambda/receiver/api-gateway.js';
-import { STAGE_THROTTLE_DEFAULTS } from '../lib/capacity-settings.js';
 import {
   DEFAULT_WARM_UP_SECONDS,
   type HostileMixRun,

@@ -33,17 +33,14 @@ import {
   type ToolIo,
   UsageError,
 } from '../devkit/tool-io.js';
+import { ARCHIVE_LAYOUT } from '../lambda/contract/archive-layout.js';
 import {
   DEFAULT_STACK_NAME,
   ENDPOINT_NAME_RULE,
   isEndpointName,
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
-import {
-  ARCHIVE_LAYOUT,
-  type ArchiveRecord,
-  archivedMessage,
-} from '../lambda/receiver/archive-record.js';
+import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
 import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
 import {
   checkArchiveWindow,

@@ -8,9 +8,10 @@
  */
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { parseEndpointDirectory } from '../lambda/contract/endpoint-directory.js';
 import { endpointOutputKey, STACK_OUTPUTS } from '../lambda/contract/endpoints.js';
+import { ConfigError } from '../lambda/contract/environment.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { ConfigError, parseEndpointDirectory } from '../lambda/receiver/config.js';
 import { EXIT_STATUS, ToolError } from './exit-status.js';
 import { NETWORK_TIMEOUT_MS, withTimeout } from './network.js';
 

@@ -7,17 +7,14 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { ARCHIVE_LAYOUT } from '../lambda/receiver/archive-record.js';
-import { ARCHIVE_STREAM } from '../lambda/receiver/config.js';
+import { ARCHIVE_LAYOUT } from '../lambda/contract/archive-layout.js';
+import { ARCHIVE_STREAM } from '../lambda/contract/environment.js';
 import { keyUseThroughService } from './key-use.js';
 import { createLogGroup } from './log-group.js';
 import { acknowledgeNagFindings } from './nag.js';
 
 /** The id of the mapping the Firehose construct adds to the stack (its `/` made `--` by constructs). */
 const FIREHOSE_CIDR_MAPPING = '@aws-cdk--aws-kinesisfirehose.CidrBlocks';
-
-/** Default of `archiveDays`: how long archived calls are kept. */
-export const DEFAULT_ARCHIVE_DAYS = 30;
 
 /**
  * Firehose's `DeliveryToS3.DataFreshness` of the archive's stream, at its maximum: the age in

@@ -3,11 +3,11 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { CONSUMER_TIMEOUT_SECONDS } from '../lambda/contract/queue-settings.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { keyUseOnlyThroughService } from './key-use.js';
 import { createFunction } from './lambda-function.js';
 import { acknowledgeNagFindings } from './nag.js';
-import { CONSUMER_TIMEOUT_SECONDS } from './queue-settings.js';
 import type { ReceiverSettings } from './receiver-settings.js';
 
 /**

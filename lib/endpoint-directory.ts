@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { SecretValue, Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import type { EndpointDirectory } from '../lambda/contract/endpoint-directory.js';
 import {
   ENDPOINT_DIRECTORY_SECRET_ID,
   ENDPOINT_DIRECTORY_VERSION,
-  type EndpointDirectory,
-} from '../lambda/receiver/config.js';
+} from '../lambda/contract/environment.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
 import { acknowledgeNagFindings } from './nag.js';
 

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { CONSUMER_CONFIG_DEFAULTS } from '../lambda/consumer/config.js';
+import { CONSUMER_CONFIG_DEFAULTS } from '../lambda/contract/environment.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 
 /**

@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
+import { CONFIG_DEFAULTS } from '../lambda/contract/environment.js';
 import { createLogGroup } from './log-group.js';
 import { acknowledgeNagFindings } from './nag.js';
 import type { ReceiverSettings } from './receiver-settings.js';

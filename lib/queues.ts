@@ -1,8 +1,8 @@
 import { Annotations, Duration, Resource } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { QUEUE_SETTINGS, visibilityTimeoutSeconds } from '../lambda/contract/queue-settings.js';
 import { acknowledgeNagFindings } from './nag.js';
-import { QUEUE_SETTINGS, visibilityTimeoutSeconds } from './queue-settings.js';
 import type { ReceiverSettings } from './receiver-settings.js';
 
 /** The queue verified events go to and, when the construct created it, its dead-letter queue. */

@@ -1,7 +1,7 @@
 import type { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { CONFIG_DEFAULTS } from '../lambda/receiver/config.js';
-import { ENDPOINT_DIMENSION, METRIC_NAMES } from '../lambda/receiver/metric-names.js';
+import { CONFIG_DEFAULTS } from '../lambda/contract/environment.js';
+import { ENDPOINT_DIMENSION, METRIC_NAMES } from '../lambda/contract/metric-names.js';
 
 /**
  * The metrics the receiver and the example consumer publish (EMF, namespace

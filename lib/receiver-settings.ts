@@ -6,29 +6,29 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { DEFAULT_ARCHIVE_DAYS, MAX_ARCHIVE_DAYS } from '../lambda/contract/archive-layout.js';
+import { STAGE_THROTTLE_DEFAULTS } from '../lambda/contract/capacity-settings.js';
 import {
   ENDPOINT_NAME_RULE,
   endpointIdSuffix,
   isEndpointName,
 } from '../lambda/contract/endpoints.js';
+import { CONFIG_DEFAULTS } from '../lambda/contract/environment.js';
+import { checkForwardEvents } from '../lambda/contract/forward-events.js';
+import {
+  CONSUMER_BATCH_SIZE,
+  CONSUMER_BATCHING_WINDOW_SECONDS,
+  CONSUMER_TIMEOUT_SECONDS,
+} from '../lambda/contract/queue-settings.js';
 import {
   checkWholeNumber,
   RECEIVER_SETTINGS,
   type WholeNumberSettingProp,
 } from '../lambda/contract/settings.js';
-import { MAX_ARCHIVE_DAYS } from '../lambda/receiver/archive-record.js';
-import { CONFIG_DEFAULTS, checkForwardEvents } from '../lambda/receiver/config.js';
-import { parseSourceAllowlist } from '../lambda/receiver/source-allowlist.js';
-import { DEFAULT_ARCHIVE_DAYS } from './archive.js';
-import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
+import { parseSourceAllowlist } from '../lambda/contract/source-allowlist.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
 import { KMS_KEY_ARN } from './key-use.js';
-import {
-  CONSUMER_BATCH_SIZE,
-  CONSUMER_BATCHING_WINDOW_SECONDS,
-  CONSUMER_TIMEOUT_SECONDS,
-} from './queue-settings.js';
 import {
   type FunctionPropsOverrides,
   INGRESS_KINDS,

@@ -20,7 +20,8 @@ import {
   UsageError,
   urlWithoutPassword,
 } from '../devkit/tool-io.js';
-import { ConfigError, loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
+import { ConfigError } from '../lambda/contract/environment.js';
+import { loadConfig, type ReceiverConfig } from '../lambda/receiver/config.js';
 import { type DrainedQueue, drainQueue } from './drain-queue.js';
 import { readRunArchive } from './read-archive.js';
 import { isRunBody, requestMix } from './request-mix.js';

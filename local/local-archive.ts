@@ -21,12 +21,9 @@ import {
   localArchiveEndpoint,
 } from '../devkit/local-run.js';
 import { localS3Client } from '../devkit/s3-client.js';
+import { ARCHIVE_LAYOUT, archiveHourPrefix } from '../lambda/contract/archive-layout.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
-import {
-  ARCHIVE_LAYOUT,
-  archiveHourPrefix,
-  FIREHOSE_LIMITS,
-} from '../lambda/receiver/archive-record.js';
+import { FIREHOSE_LIMITS } from '../lambda/receiver/archive-record.js';
 import { ArchiveBuffer } from './archive-buffer.js';
 import {
   BodyBudget,

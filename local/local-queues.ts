@@ -1,6 +1,6 @@
 /**
  * The embedded queue of `npm start`: `local-aws-sqs` on loopback with the deployed queues' settings
- * (one definition, `lib/queue-settings.ts`), and every message kept in a journal under `.local/`
+ * (one definition, `lambda/contract/queue-settings.ts`), and every message kept in a journal under `.local/`
  * so that what the receiver acknowledged survives a stop, a crash or SIGKILL. It answers only the
  * tools and the SDK on this machine, never a web page (see {@link WEB_PAGE_REFUSAL}).
  * @module
@@ -16,7 +16,7 @@ import {
   localQueueUrl,
   QUEUE_NAME,
 } from '../devkit/local-run.js';
-import { QUEUE_SETTINGS } from '../lib/queue-settings.js';
+import { QUEUE_SETTINGS } from '../lambda/contract/queue-settings.js';
 import {
   BodyBudget,
   closeServer,

@@ -1,11 +1,7 @@
 import { ensureWebhookSecret, type LocalWebhookSecret } from '../devkit/dotenv.js';
 import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
-import {
-  ARCHIVE_STREAM,
-  ENDPOINT_DIRECTORY_SECRET_ID,
-  type EndpointsConfig,
-  loadConfig,
-} from '../lambda/receiver/config.js';
+import { ARCHIVE_STREAM, ENDPOINT_DIRECTORY_SECRET_ID } from '../lambda/contract/environment.js';
+import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { createDestinations, createHandler } from '../lambda/receiver/handler.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';

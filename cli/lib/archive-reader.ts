@@ -2,13 +2,13 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import * as v from 'valibot';
 import { NETWORK_TIMEOUT_MS, withTimeout } from '../../devkit/network.js';
 import { UsageError } from '../../devkit/tool-io.js';
-import { RECEIVER_TIMEOUT_SECONDS } from '../../lambda/contract/settings.js';
 import {
   ARCHIVE_LAYOUT,
-  type ArchiveRecord,
   archiveHourPrefix,
   MAX_ARCHIVE_DAYS,
-} from '../../lambda/receiver/archive-record.js';
+} from '../../lambda/contract/archive-layout.js';
+import { RECEIVER_TIMEOUT_SECONDS } from '../../lambda/contract/settings.js';
+import type { ArchiveRecord } from '../../lambda/receiver/archive-record.js';
 
 /**
  * Reading the archive of deliveries for a time window: list the keys of the hours that can hold

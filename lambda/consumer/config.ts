@@ -1,9 +1,10 @@
 import {
   CONFIG_DEFAULTS,
+  CONSUMER_CONFIG_DEFAULTS,
   type Environment,
   parseWholeNumber,
   readVariable,
-} from '../receiver/config.js';
+} from '../contract/environment.js';
 
 /** Where and for how long the consumer remembers processed bookings. */
 export interface IdempotencySettings {
@@ -20,17 +21,6 @@ export interface ConsumerConfig {
   /** Undefined when `IDEMPOTENCY_TABLE` is unset: every delivery is processed, copies too. */
   readonly idempotency: IdempotencySettings | undefined;
 }
-
-/** Defaults of the consumer's optional variables; part of the public interface. */
-export const CONSUMER_CONFIG_DEFAULTS = {
-  POWERTOOLS_SERVICE_NAME: 'webhook-consumer',
-  /**
-   * Seven days. The spec does not say how long the service retries a delivery; a week outlasts
-   * any retry schedule we expect, and a record costs only its storage until DynamoDB's TTL
-   * removes it, so a generous window is cheap.
-   */
-  IDEMPOTENCY_TTL_SECONDS: 7 * 24 * 60 * 60,
-} as const;
 
 /**
  * Reads and validates the consumer's configuration, once per cold start.

@@ -8,10 +8,10 @@ import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempo
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { CONSUMER_METRIC_NAMES } from '../contract/metric-names.js';
 import { WebhookReceiverError } from '../core/errors.js';
 import { endpointOf, parseBookingEvent } from './booking-event.js';
 import type { ConsumerConfig } from './config.js';
-import { CONSUMER_METRIC_NAMES } from './metric-names.js';
 import type { ProcessBooking } from './process-booking.js';
 import {
   type Deduplicator,

@@ -5,20 +5,19 @@
  * `index.ts` (the Lambda entry point) it builds no handler and reads no environment on import.
  * @module
  */
+
+export {
+  CONSUMER_CONFIG_DEFAULTS,
+  type Environment,
+} from '../contract/environment.js';
 export { WebhookReceiverError } from '../core/errors.js';
-export type { Environment } from '../receiver/config.js';
 export {
   type BookingEvent,
   BookingEventSchema,
   type ParseBookingEventResult,
   parseBookingEvent,
 } from './booking-event.js';
-export {
-  CONSUMER_CONFIG_DEFAULTS,
-  type ConsumerConfig,
-  type IdempotencySettings,
-  loadConsumerConfig,
-} from './config.js';
+export { type ConsumerConfig, type IdempotencySettings, loadConsumerConfig } from './config.js';
 export {
   type ConsumerHandler,
   createConsumerHandler,

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
+import { SOURCE_NOT_ALLOWED } from '../contract/source-allowlist.js';
 import type { ReceiveOutcome, ReceiveRequest } from './decision/receive.js';
-import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
 /**
  * A proxy event the receiver serves: API Gateway REST API (payload v1), HTTP API (payload v2)

@@ -1,45 +1,14 @@
+import { ARCHIVE_LIMITS } from '../contract/archive-layout.js';
 import { SIGNATURE_HEADER_KEY } from '../core/signature-header.js';
 import type { ReceiveOutcome, ReceiveRequest } from './decision/receive.js';
 import type { SinkMessage } from './decision/sink-message.js';
 
 /**
- * The archive of deliveries: what one record holds, where records land in the bucket, and the
- * limits that keep it cheap and off the sender's path. Dependency-free, so the CDK app (layout),
- * the replay tool (records) and the local stand-in import it without the SDK.
+ * The archive of deliveries: what one record holds and how the receiver writes it. Dependency-free,
+ * so the replay tool and the local stand-in read records without the SDK; where records land and
+ * the archive's bounds are the contract's (`lambda/contract/archive-layout.ts`).
  * @module
  */
-
-/**
- * How the archive lays out its objects. Firehose writes each buffer to
- * `deliveries/yyyy/MM/dd/HH/` (UTC, the arrival hour of the buffer's oldest record), so a time
- * window is a listing of a few hour prefixes.
- */
-export const ARCHIVE_LAYOUT = {
-  /** Prefix of the delivered objects, before the hour path. */
-  deliveriesPrefix: 'deliveries/',
-  /**
-   * Error prefix, which Firehose requires beside a dated prefix. It writes there only records it
-   * could not process (a transformation or a format conversion, which this stream has none of),
-   * so nothing lands there; a record it cannot write to the bucket is retried, then dropped.
-   */
-  errorsPrefix: 'errors/',
-  /**
-   * Longest time Firehose buffers records before it writes an object (its maximum for S3):
-   * an object's hour prefix may be up to this much earlier than its newest record, so the replay
-   * looks back this far.
-   */
-  bufferSeconds: 300,
-  /** Buffer size that also triggers a write. */
-  bufferMegabytes: 5,
-} as const;
-
-/**
- * The longest `archiveDays` the construct takes: ten years, leap days included. Above any need to
- * replay or audit deliveries we know of, and a bound that lets `npm run replay` refuse a window
- * no archive can hold instead of listing it one hour prefix at a time (87,672 ListObjectsV2
- * calls at this bound; a window of centuries made millions).
- */
-export const MAX_ARCHIVE_DAYS = 3653;
 
 /**
  * What Firehose takes in one call (its API reference: PutRecordBatch; these cannot be changed).
@@ -54,25 +23,6 @@ export const FIREHOSE_LIMITS = {
   /** Largest PutRecordBatch, its records together before base64. */
   batchBytes: 4 * 1024 * 1024,
 } as const;
-
-/** The bounds the archive keeps (documented in the README and docs/operations.md). */
-export const ARCHIVE_LIMITS = {
-  /**
-   * Longest a call waits for its archive write, SDK retries included: a write that takes longer
-   * is abandoned and counted as failed, and the answer (already decided) goes out.
-   */
-  writeBoundMs: 500,
-  /** Bytes of a rejected call's body kept: enough to see what was sent, too few to run up a bill. */
-  rejectedBodyBytes: 4096,
-  /** Rejected calls archived per minute per warm execution environment; the rest are not kept. */
-  rejectedPerMinute: 10,
-} as const;
-
-/** The hour path of an instant under the deliveries prefix, e.g. `deliveries/2026/11/27/01/`. */
-export function archiveHourPrefix(at: Date): string {
-  const iso = at.toISOString();
-  return `${ARCHIVE_LAYOUT.deliveriesPrefix}${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.slice(11, 13)}/`;
-}
 
 /** The request headers an archive record keeps (lower case), as the receiver saw them. */
 export const ARCHIVED_HEADERS = [SIGNATURE_HEADER_KEY, 'content-type', 'user-agent'] as const;

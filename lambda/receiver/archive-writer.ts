@@ -3,13 +3,9 @@ import {
   PutRecordBatchCommand,
   PutRecordCommand,
 } from '@aws-sdk/client-firehose';
+import { ARCHIVE_LIMITS } from '../contract/archive-layout.js';
 import { withAbortAfter } from './abort-after.js';
-import {
-  ARCHIVE_LIMITS,
-  type ArchiveRecord,
-  archiveLine,
-  FIREHOSE_LIMITS,
-} from './archive-record.js';
+import { type ArchiveRecord, archiveLine, FIREHOSE_LIMITS } from './archive-record.js';
 import { BatchEntryError, turnBatches } from './turn-batches.js';
 
 /** Where the handler puts archive records; never throws, never waits past its bound. */

@@ -1,31 +1,21 @@
+import { endpointKeySources, type KeySourceConfig } from '../contract/endpoint-directory.js';
+import { LOCAL_KEY_VARIABLE, splitList } from '../contract/endpoints.js';
 import {
-  ENDPOINT_NAME_RULE,
-  isEndpointName,
-  LOCAL_KEY_VARIABLE,
-  splitList,
-} from '../contract/endpoints.js';
+  ALLOWED_SOURCE_IPS,
+  ARCHIVE_STREAM,
+  CONFIG_DEFAULTS,
+  ConfigError,
+  ENDPOINT_DIRECTORY_SECRET_ID,
+  type Environment,
+  readVariable,
+} from '../contract/environment.js';
+import { checkForwardEvents, type ForwardEvents } from '../contract/forward-events.js';
 import {
   checkWholeNumber,
   RECEIVER_SETTINGS,
   type WholeNumberSetting,
 } from '../contract/settings.js';
-import { WebhookReceiverError } from '../core/errors.js';
-import type { ForwardEvents } from './decision/sink-message.js';
-import { parseSourceAllowlist, type SourceAllowlist } from './source-allowlist.js';
-
-/** Thrown at cold start when an environment variable is missing or invalid; names the variable. */
-export class ConfigError extends WebhookReceiverError {}
-
-/** Where the signing keys come from. */
-export type KeySourceConfig =
-  | {
-      readonly kind: 'secrets-manager';
-      readonly secretId: string;
-      /** This secret's JSON field (`ENDPOINT_SECRET_JSON_FIELDS`), in place of `SECRET_JSON_FIELD`. */
-      readonly jsonField?: string;
-    }
-  /** `WEBHOOK_SECRET`: one fixed key for local runs, no rotation. */
-  | { readonly kind: 'static'; readonly key: string };
+import { parseSourceAllowlist, type SourceAllowlist } from '../contract/source-allowlist.js';
 
 /** Which endpoints the receiver serves, and where each one's keys come from. */
 export type EndpointsConfig =
@@ -68,16 +58,6 @@ export interface ReceiverConfig {
   readonly archiveStream: string | undefined;
 }
 
-/** Environment as read by {@link loadConfig}; `process.env` in Lambda. */
-export type Environment = Readonly<Record<string, string | undefined>>;
-
-/** Defaults of the optional variables; part of the public interface documented in the README. */
-export const CONFIG_DEFAULTS = {
-  FORWARD_EVENTS: 'event_booked',
-  POWERTOOLS_SERVICE_NAME: 'webhook-receiver',
-  POWERTOOLS_METRICS_NAMESPACE: 'ServiceWebhookReceiver',
-} as const;
-
 /**
  * Reads and validates the receiver's configuration. Called once per cold start, so a
  * misconfigured function fails at init with a message naming the variable instead of answering
@@ -112,12 +92,6 @@ export function loadConfig(
   };
 }
 
-/** The variable naming the archive's Firehose delivery stream; unset keeps no archive. */
-export const ARCHIVE_STREAM = 'ARCHIVE_STREAM';
-
-/** The variable holding the source-address allowlist: comma-separated IPv4 and IPv6 CIDRs. */
-export const ALLOWED_SOURCE_IPS = 'ALLOWED_SOURCE_IPS';
-
 function allowedSourcesFrom(env: Environment): SourceAllowlist | undefined {
   const text = readVariable(env, ALLOWED_SOURCE_IPS);
   if (text === undefined) return undefined;
@@ -127,31 +101,6 @@ function allowedSourcesFrom(env: Environment): SourceAllowlist | undefined {
   }
   return parsed.allowlist;
 }
-
-/**
- * A variable's trimmed value; empty counts as unset because deploy tools often write `""`.
- *
- * @param env - the environment to read
- * @param name - the variable's name
- */
-export function readVariable(env: Environment, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-/**
- * The variable naming the endpoint directory: the Secrets Manager secret (name or ARN) listing the
- * named endpoints and their secrets, which the construct writes in place of `ENDPOINT_SECRET_IDS`.
- */
-export const ENDPOINT_DIRECTORY_SECRET_ID = 'ENDPOINT_DIRECTORY_SECRET_ID';
-
-/**
- * A digest of the directory's content the construct sets beside
- * {@link ENDPOINT_DIRECTORY_SECRET_ID}. The receiver does not read it: a deploy that changes the
- * directory changes this variable, so Lambda starts new environments, which read the new directory
- * (one already running keeps the directory it read).
- */
-export const ENDPOINT_DIRECTORY_VERSION = 'ENDPOINT_DIRECTORY_VERSION';
 
 function endpointsFrom(env: Environment): EndpointsConfig {
   const secretId = readVariable(env, 'SECRET_ID');
@@ -211,115 +160,6 @@ function endpointsFrom(env: Environment): EndpointsConfig {
   );
 }
 
-/**
- * The content of the endpoint directory ({@link ENDPOINT_DIRECTORY_SECRET_ID}): the JSON object
- * `{ "secretIds": { <name>: <secret ARN> }, "jsonFields"?: { <name>: <field> } }`, the two maps
- * `ENDPOINT_SECRET_IDS` and `ENDPOINT_SECRET_JSON_FIELDS` hold when set as variables.
- */
-export interface EndpointDirectory {
-  readonly secretIds: Readonly<Record<string, string>>;
-  readonly jsonFields?: Readonly<Record<string, string>>;
-}
-
-/**
- * Reads the endpoint directory's `SecretString` with the rules of `ENDPOINT_SECRET_IDS` and
- * `ENDPOINT_SECRET_JSON_FIELDS`.
- *
- * @param text - the directory secret's value
- * @throws {ConfigError} naming the directory and what is wrong in it
- */
-export function parseEndpointDirectory(text: string): ReadonlyMap<string, KeySourceConfig> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  const { secretIds, jsonFields } = (value ?? {}) as Partial<
-    Record<keyof EndpointDirectory, unknown>
-  >;
-  const variable = `the endpoint directory (${ENDPOINT_DIRECTORY_SECRET_ID})`;
-  return endpointKeySources(
-    { variable: `${variable} secretIds`, text: JSON.stringify(secretIds ?? null) },
-    jsonFields === undefined ? undefined : JSON.stringify(jsonFields),
-    `${variable} jsonFields`,
-  );
-}
-
-/**
- * Endpoint name -> Secrets Manager name or ARN (`ENDPOINT_SECRET_IDS`, or the directory's
- * `secretIds`) with each endpoint's JSON field (`ENDPOINT_SECRET_JSON_FIELDS`, or `jsonFields`),
- * if any.
- */
-function endpointKeySources(
-  secretIdsSetting: { readonly variable: string; readonly text: string },
-  fieldsText: string | undefined,
-  fieldsVariable = 'ENDPOINT_SECRET_JSON_FIELDS',
-): ReadonlyMap<string, KeySourceConfig> {
-  const { variable, text: secretIdsText } = secretIdsSetting;
-  const secretIds = textMapFrom(variable, secretIdsText, 'secret id');
-  if (secretIds.size === 0) {
-    throw new ConfigError(`${variable} must name at least one endpoint, got '${secretIdsText}'`);
-  }
-  const jsonFields =
-    fieldsText === undefined
-      ? new Map<string, string>()
-      : textMapFrom(fieldsVariable, fieldsText, 'JSON field');
-  for (const name of jsonFields.keys()) {
-    if (!secretIds.has(name)) {
-      throw new ConfigError(
-        `${fieldsVariable} names endpoint '${name}', which ${variable} does not`,
-      );
-    }
-  }
-  return new Map(
-    [...secretIds].map(([name, secretId]) => {
-      const jsonField = jsonFields.get(name);
-      const source: KeySourceConfig =
-        jsonField === undefined
-          ? { kind: 'secrets-manager', secretId }
-          : { kind: 'secrets-manager', secretId, jsonField };
-      return [name, source];
-    }),
-  );
-}
-
-/**
- * Parses a variable holding a JSON object from endpoint name to a non-empty text (trimmed).
- *
- * @param variable - the variable's name, for messages
- * @param text - its trimmed value
- * @param valueName - what each value is, for messages
- * @throws {ConfigError} naming the variable and the endpoint at fault
- */
-function textMapFrom(variable: string, text: string, valueName: string): Map<string, string> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError(
-      `${variable} must be a JSON object from endpoint name to ${valueName}, got '${text}'`,
-    );
-  }
-  const map = new Map<string, string>();
-  for (const [name, entry] of Object.entries(value)) {
-    if (!isEndpointName(name)) {
-      throw new ConfigError(`${variable}: endpoint name '${name}' must be ${ENDPOINT_NAME_RULE}`);
-    }
-    const trimmed = typeof entry === 'string' ? entry.trim() : '';
-    if (trimmed === '') {
-      throw new ConfigError(
-        `${variable}: the ${valueName} of endpoint '${name}' must be non-empty text`,
-      );
-    }
-    map.set(name, trimmed);
-  }
-  return map;
-}
-
 function queueUrlFrom(env: Environment): string {
   const queueUrl = readVariable(env, 'QUEUE_URL');
   if (queueUrl === undefined) throw new ConfigError('QUEUE_URL is required (the SQS queue URL)');
@@ -342,63 +182,10 @@ function settingFrom(env: Environment, setting: WholeNumberSetting): number {
   return checked.value;
 }
 
-/**
- * Parses a variable's text as a whole number within bounds.
- *
- * @param name - the variable's name, for the message
- * @param text - its trimmed value
- * @param minimum - the smallest value accepted
- * @param maximum - the largest value accepted
- * @throws {ConfigError} naming the variable when the text is not a whole number in range
- */
-export function parseWholeNumber(
-  name: string,
-  text: string,
-  minimum: number,
-  maximum = Number.MAX_SAFE_INTEGER,
-): number {
-  const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= minimum)) {
-    throw new ConfigError(`${name} must be a whole number >= ${minimum}, got '${text}'`);
-  }
-  if (value > maximum) {
-    throw new ConfigError(`${name} must be at most ${maximum}, got '${text}'`);
-  }
-  return value;
-}
-
 function forwardEventsFrom(env: Environment): ForwardEvents {
   const text = readVariable(env, 'FORWARD_EVENTS') ?? CONFIG_DEFAULTS.FORWARD_EVENTS;
   const names = splitList(text);
   const checked = checkForwardEvents(names);
   if (!checked.ok) throw new ConfigError(`FORWARD_EVENTS ${checked.problem}, got '${text}'`);
   return checked.forwardEvents;
-}
-
-/** Result of {@link checkForwardEvents}: the events to forward, or what is wrong with the list. */
-export type ForwardEventsCheck =
-  | { readonly ok: true; readonly forwardEvents: ForwardEvents }
-  | { readonly ok: false; readonly problem: string };
-
-/**
- * The rule for the list of events to forward: `*` alone, or at least one event name. Shared by
- * `FORWARD_EVENTS` and the CDK construct's `forwardEvents` prop, so a stack cannot deploy a list
- * that its receiver refuses at every cold start.
- *
- * @param names - the event names, trimmed, none empty
- * @returns the events to forward, or a `problem` to put after the setting's name
- */
-export function checkForwardEvents(names: readonly string[]): ForwardEventsCheck {
-  if (names.includes('*')) {
-    return names.length === 1
-      ? { ok: true, forwardEvents: '*' }
-      : { ok: false, problem: "must be '*' alone or a list of event names" };
-  }
-  if (names.length === 0) {
-    return { ok: false, problem: "must name at least one event (or '*')" };
-  }
-  if (names.includes('')) {
-    return { ok: false, problem: 'must not have an empty entry' };
-  }
-  return { ok: true, forwardEvents: new Set(names) };
 }

@@ -1,12 +1,9 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { type KeySourceConfig, parseEndpointDirectory } from '../contract/endpoint-directory.js';
 import { isEndpointName } from '../contract/endpoints.js';
+import { ConfigError } from '../contract/environment.js';
 import type { ApiGatewayEvent, ApiGatewayResponse } from './api-gateway.js';
-import {
-  ConfigError,
-  type KeySourceConfig,
-  parseEndpointDirectory,
-  type ReceiverConfig,
-} from './config.js';
+import type { ReceiverConfig } from './config.js';
 import { KeyLoadError, type ReceiveRequest } from './decision/receive.js';
 import {
   CachedKeyRing,

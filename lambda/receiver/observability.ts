@@ -1,10 +1,10 @@
 import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { ENDPOINT_DIMENSION, METRIC_NAMES } from '../contract/metric-names.js';
+import { SOURCE_NOT_ALLOWED } from '../contract/source-allowlist.js';
 import type { SkippedVersion } from './decision/key-set.js';
 import type { KeyLoadError, ReceiveOutcome } from './decision/receive.js';
 import { STATIC_KEY_STAGE } from './key-ring.js';
-import { ENDPOINT_DIMENSION, METRIC_NAMES } from './metric-names.js';
-import { SOURCE_NOT_ALLOWED } from './source-allowlist.js';
 
 /**
  * How long counts of accepted calls (queued or ignored) wait to be published, at most: they are

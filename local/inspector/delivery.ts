@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isLoopbackAddress } from '../../devkit/local-run.js';
+import { ALLOWED_SOURCE_IPS } from '../../lambda/contract/environment.js';
+import { SOURCE_NOT_ALLOWED } from '../../lambda/contract/source-allowlist.js';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
 import { SIGNATURE_HEADER_KEY } from '../../lambda/core/signature-header.js';
-import { ALLOWED_SOURCE_IPS } from '../../lambda/receiver/config.js';
-import { SOURCE_NOT_ALLOWED } from '../../lambda/receiver/source-allowlist.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { MAX_KEPT_BODY_BYTES } from './limits.js';
 

@@ -17,7 +17,7 @@ import {
 } from '../../bench/capacity-model.js';
 import type { CostInputs } from '../../bench/cost-model.js';
 import { PRICES } from '../../bench/prices.js';
-import { STAGE_THROTTLE_DEFAULTS } from '../../lib/capacity-settings.js';
+import { STAGE_THROTTLE_DEFAULTS } from '../../lambda/contract/capacity-settings.js';
 
 /** A receiver whose only tight limit is the one a test sets. */
 function receiver(overrides: Partial<DeployedReceiver> = {}): CapacityInputs {

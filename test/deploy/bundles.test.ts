@@ -3,8 +3,8 @@ import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SKIPPED_METRIC } from '../../lambda/consumer/handler.js';
-import { ARCHIVE_STREAM } from '../../lambda/receiver/config.js';
-import { METRIC_NAMES } from '../../lambda/receiver/metric-names.js';
+import { ARCHIVE_STREAM } from '../../lambda/contract/environment.js';
+import { METRIC_NAMES } from '../../lambda/contract/metric-names.js';
 import {
   functionUrlEvent,
   type HttpCall,

@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DLQ_NAME, localQueueUrl, QUEUE_NAME } from '../../devkit/local-run.js';
-import { QUEUE_SETTINGS } from '../../lib/queue-settings.js';
+import { QUEUE_SETTINGS } from '../../lambda/contract/queue-settings.js';
 import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
 import { closeServer, listen } from '../../local/net.js';
 import { KeptAliveConnection } from '../support/kept-alive-connection.js';

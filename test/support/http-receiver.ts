@@ -1,4 +1,5 @@
-import { type Environment, loadConfig } from '../../lambda/receiver/config.js';
+import type { Environment } from '../../lambda/contract/environment.js';
+import { loadConfig } from '../../lambda/receiver/config.js';
 import { createHandler, type HandlerDependencies } from '../../lambda/receiver/handler.js';
 import { type DrainedQueue, drainQueue } from '../../loadtest/drain-queue.js';
 import { isRunBody } from '../../loadtest/request-mix.js';

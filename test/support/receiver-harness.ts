@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import type { Environment } from '../../lambda/contract/environment.js';
 import type { ApiGatewayEvent, ApiGatewayResponse } from '../../lambda/receiver/api-gateway.js';
-import { type Environment, loadConfig } from '../../lambda/receiver/config.js';
+import { loadConfig } from '../../lambda/receiver/config.js';
 import { createHandler, type HandlerDependencies } from '../../lambda/receiver/handler.js';
 import { lambdaContext } from './api-gateway-events.js';
 import type { LocalSqs } from './local-sqs.js';

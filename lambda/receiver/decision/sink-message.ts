@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ForwardEvents } from '../../contract/forward-events.js';
 import type { Payload } from './read-payload.js';
 
 /**
@@ -6,8 +7,7 @@ import type { Payload } from './read-payload.js';
  * stores for one. Independent of the sink (SQS today); the adapter maps the fields.
  */
 
-/** Which verified events are forwarded: `*` for all, or a set of `event` values. */
-export type ForwardEvents = '*' | ReadonlySet<string>;
+export type { ForwardEvents } from '../../contract/forward-events.js';
 
 /** The message for the sink. */
 export interface SinkMessage {

@@ -9,7 +9,8 @@ import {
 } from '../../../cli/lib/archive-reader.js';
 import { localS3Client } from '../../../devkit/s3-client.js';
 import { UsageError } from '../../../devkit/tool-io.js';
-import { type ArchiveRecord, MAX_ARCHIVE_DAYS } from '../../../lambda/receiver/archive-record.js';
+import { MAX_ARCHIVE_DAYS } from '../../../lambda/contract/archive-layout.js';
+import type { ArchiveRecord } from '../../../lambda/receiver/archive-record.js';
 import { startTestArchive } from '../../support/local-archive.js';
 import { scratchDir } from '../../support/scratch-dir.js';
 

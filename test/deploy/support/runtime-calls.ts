@@ -1,10 +1,10 @@
-import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
 import {
   ALLOWED_SOURCE_IPS,
   ARCHIVE_STREAM,
   ENDPOINT_DIRECTORY_SECRET_ID,
   ENDPOINT_DIRECTORY_VERSION,
-} from '../../../lambda/receiver/config.js';
+} from '../../../lambda/contract/environment.js';
+import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
 import {
   type CfnTemplate,
   DEPLOY_ACCOUNT,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_CONFIG_DEFAULTS, loadConsumerConfig } from '../../../lambda/consumer/config.js';
-import { ConfigError } from '../../../lambda/receiver/config.js';
+import { loadConsumerConfig } from '../../../lambda/consumer/config.js';
+import { CONSUMER_CONFIG_DEFAULTS, ConfigError } from '../../../lambda/contract/environment.js';
 
 describe('Function: loadConsumerConfig', () => {
   it('turns duplicate suppression off when IDEMPOTENCY_TABLE is unset or empty', () => {

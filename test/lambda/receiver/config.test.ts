@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  type EndpointsConfig,
-  loadConfig,
-  parseEndpointDirectory,
-} from '../../../lambda/receiver/config.js';
+import { parseEndpointDirectory } from '../../../lambda/contract/endpoint-directory.js';
+import { ConfigError } from '../../../lambda/contract/environment.js';
+import { type EndpointsConfig, loadConfig } from '../../../lambda/receiver/config.js';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-events';
 const MINIMAL = { SECRET_ID: 'webhook/signing-key', QUEUE_URL };

@@ -5,11 +5,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { readArchiveWindow } from '../../../cli/lib/archive-reader.js';
 import { LOOPBACK } from '../../../devkit/local-run.js';
 import { localS3Client } from '../../../devkit/s3-client.js';
+import { ARCHIVE_LIMITS } from '../../../lambda/contract/archive-layout.js';
+import { METRIC_NAMES } from '../../../lambda/contract/metric-names.js';
 import { MAX_BODY_BYTES_LIMIT, RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
-import { ARCHIVE_LIMITS, FIREHOSE_LIMITS } from '../../../lambda/receiver/archive-record.js';
+import { FIREHOSE_LIMITS } from '../../../lambda/receiver/archive-record.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../../lambda/receiver/handler.js';
-import { METRIC_NAMES } from '../../../lambda/receiver/metric-names.js';
 import type { LocalArchive } from '../../../local/local-archive.js';
 import { closeServer, listen } from '../../../local/net.js';
 import { httpApiEvent, lambdaContext } from '../../support/api-gateway-events.js';

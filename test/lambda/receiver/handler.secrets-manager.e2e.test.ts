@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Environment } from '../../../lambda/receiver/config.js';
+import type { Environment } from '../../../lambda/contract/environment.js';
 import { CLIENT_SETTINGS } from '../../../lambda/receiver/handler.js';
 import { lambdaContext, restApiEvent } from '../../support/api-gateway-events.js';
 import { bookingPayload, signedCall } from '../../support/booking.js';

@@ -7,8 +7,9 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Environment } from '../../../lambda/contract/environment.js';
 import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
-import { type Environment, loadConfig } from '../../../lambda/receiver/config.js';
+import { loadConfig } from '../../../lambda/receiver/config.js';
 import {
   createDestinations,
   createHandler,

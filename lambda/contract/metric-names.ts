@@ -1,8 +1,15 @@
 /**
- * CloudWatch metric names (EMF) of the receiver. The CDK alarms watch these, so they live in this
- * dependency-free module, which the CDK app imports without pulling in Powertools: renaming a
- * metric renames what its alarm watches. Keep the values exact, they are a documented interface.
+ * The CloudWatch metrics (EMF) the receiver and the example consumer publish and the CDK alarms
+ * and dashboard read: their namespace, names and dimensions, in one dependency-free module so
+ * the CDK app names exactly what the functions emit without pulling in Powertools. Keep the
+ * values exact: they are a documented interface.
+ * @module
  */
+
+/** The namespace both functions publish under unless `POWERTOOLS_METRICS_NAMESPACE` says otherwise. */
+export const METRICS_NAMESPACE = 'ServiceWebhookReceiver';
+
+/** The receiver's metric names. Renaming one renames what its alarm watches. */
 export const METRIC_NAMES = {
   received: 'WebhookReceived',
   forwarded: 'WebhookForwarded',
@@ -29,3 +36,13 @@ export const METRIC_NAMES = {
  * named endpoints publishes beside its totals; its value is the endpoint name.
  */
 export const ENDPOINT_DIMENSION = 'endpoint';
+
+/** The example consumer's metric names. */
+export const CONSUMER_METRIC_NAMES = {
+  /** A record acknowledged unprocessed: its event is not `event_booked`. */
+  eventSkipped: 'EventSkipped',
+  /** A copy of a booking already processed, acknowledged without calling `processBooking`. */
+  duplicateSkipped: 'DuplicateSkipped',
+  /** A record reported failed: SQS retries it, then moves it to the dead-letter queue. */
+  recordFailed: 'RecordFailed',
+} as const;

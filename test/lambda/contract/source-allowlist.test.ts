@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSourceAllowlist } from '../../../lambda/receiver/source-allowlist.js';
+import { parseSourceAllowlist } from '../../../lambda/contract/source-allowlist.js';
 
 /** The allowlist of `entries`; fails the test when they are refused. */
 function allowlistOf(entries: readonly string[]) {

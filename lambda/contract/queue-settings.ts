@@ -6,7 +6,7 @@
  * @module
  */
 
-import { SQS_LIMITS } from '../lambda/contract/sqs-limits.js';
+import { SQS_LIMITS } from './sqs-limits.js';
 
 /** The example consumer's function timeout; the queue's visibility timeout is derived from it. */
 export const CONSUMER_TIMEOUT_SECONDS = 30;

@@ -1,0 +1,88 @@
+/**
+ * The environment the receiver and the example consumer read: how a variable is read, the names
+ * the construct writes and `npm start` sets, their defaults, and the error a bad value raises.
+ * Pure: no AWS, no I/O.
+ * @module
+ */
+import { WebhookReceiverError } from '../core/errors.js';
+import { METRICS_NAMESPACE } from './metric-names.js';
+
+/** Thrown at cold start when an environment variable is missing or invalid; names the variable. */
+export class ConfigError extends WebhookReceiverError {}
+
+/** Environment as the functions read it; `process.env` in Lambda. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A variable's trimmed value; empty counts as unset because deploy tools often write `""`.
+ *
+ * @param env - the environment to read
+ * @param name - the variable's name
+ */
+export function readVariable(env: Environment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+/** Defaults of the receiver's optional variables; part of the public interface documented in the README. */
+export const CONFIG_DEFAULTS = {
+  FORWARD_EVENTS: 'event_booked',
+  POWERTOOLS_SERVICE_NAME: 'webhook-receiver',
+  POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+} as const;
+
+/** Defaults of the consumer's optional variables; part of the public interface. */
+export const CONSUMER_CONFIG_DEFAULTS = {
+  POWERTOOLS_SERVICE_NAME: 'webhook-consumer',
+  /**
+   * Seven days. The spec does not say how long the service retries a delivery; a week outlasts
+   * any retry schedule we expect, and a record costs only its storage until DynamoDB's TTL
+   * removes it, so a generous window is cheap.
+   */
+  IDEMPOTENCY_TTL_SECONDS: 7 * 24 * 60 * 60,
+} as const;
+
+/** The variable naming the archive's Firehose delivery stream; unset keeps no archive. */
+export const ARCHIVE_STREAM = 'ARCHIVE_STREAM';
+
+/** The variable holding the source-address allowlist: comma-separated IPv4 and IPv6 CIDRs. */
+export const ALLOWED_SOURCE_IPS = 'ALLOWED_SOURCE_IPS';
+
+/**
+ * The variable naming the endpoint directory: the Secrets Manager secret (name or ARN) listing the
+ * named endpoints and their secrets, which the construct writes in place of `ENDPOINT_SECRET_IDS`.
+ */
+export const ENDPOINT_DIRECTORY_SECRET_ID = 'ENDPOINT_DIRECTORY_SECRET_ID';
+
+/**
+ * A digest of the directory's content the construct sets beside
+ * {@link ENDPOINT_DIRECTORY_SECRET_ID}. The receiver does not read it: a deploy that changes the
+ * directory changes this variable, so Lambda starts new environments, which read the new directory
+ * (one already running keeps the directory it read).
+ */
+export const ENDPOINT_DIRECTORY_VERSION = 'ENDPOINT_DIRECTORY_VERSION';
+
+/**
+ * Parses a variable's text as a whole number within bounds.
+ *
+ * @param name - the variable's name, for the message
+ * @param text - its trimmed value
+ * @param minimum - the smallest value accepted
+ * @param maximum - the largest value accepted
+ * @throws {ConfigError} naming the variable when the text is not a whole number in range
+ */
+export function parseWholeNumber(
+  name: string,
+  text: string,
+  minimum: number,
+  maximum = Number.MAX_SAFE_INTEGER,
+): number {
+  const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= minimum)) {
+    throw new ConfigError(`${name} must be a whole number >= ${minimum}, got '${text}'`);
+  }
+  if (value > maximum) {
+    throw new ConfigError(`${name} must be at most ${maximum}, got '${text}'`);
+  }
+  return value;
+}
