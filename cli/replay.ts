@@ -3,9 +3,13 @@
  * of a deployed stack or of the local run of `npm start`.
  * @module
  */
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  checkArchiveWindow,
+  LONGEST_ARCHIVE_DAYS,
+  type TimeWindow,
+} from '../devkit/archive-reader.js';
 import { isoTimeOption } from '../devkit/cli-options.js';
 import {
   EXIT_STATUS,
@@ -13,17 +17,14 @@ import {
   type ExitStatus,
   ToolError,
 } from '../devkit/exit-status.js';
+import { LOCAL_PORTS } from '../devkit/local-run.js';
 import {
-  LOCAL_ARCHIVE,
-  LOCAL_PORTS,
-  localArchiveEndpoint,
-  localPort,
-  localQueueUrl,
-} from '../devkit/local-run.js';
-import { withTimeout } from '../devkit/network.js';
-import { localS3Client } from '../devkit/s3-client.js';
-import { sqsClientFor } from '../devkit/sqs-client.js';
-import { readStackOutputs } from '../devkit/stack-outputs.js';
+  LOCAL_REFUSED_HINT,
+  localTarget,
+  type ReceiverTarget,
+  stackTarget,
+} from '../devkit/receiver-target.js';
+import { type ReplayReport, ReplayStopped, replayWindow } from '../devkit/replay-core.js';
 import { terminalSafe } from '../devkit/terminal-text.js';
 import {
   isEntryPoint,
@@ -40,14 +41,7 @@ import {
   isEndpointName,
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
-import { type ArchiveRecord, archivedMessage } from '../lambda/receiver/archive-record.js';
-import { sendMessageInput } from '../lambda/receiver/forward-to-queue.js';
-import {
-  checkArchiveWindow,
-  LONGEST_ARCHIVE_DAYS,
-  readArchiveWindow,
-  type TimeWindow,
-} from './lib/archive-reader.js';
+import type { ArchiveRecord } from '../lambda/receiver/archive-record.js';
 
 /** Archive objects read or deliveries sent between two progress lines. */
 const PROGRESS_EVERY = 100;
@@ -55,7 +49,7 @@ const PROGRESS_EVERY = 100;
 const USAGE = `Usage: npm run replay -- --from <ISO-8601> --to <ISO-8601> [--endpoint <name>] [--stack <name>] [--dry-run]
 
 Re-queues the archived verified deliveries received from --from (included) to --to (excluded),
-oldest first, each with its original body, attributes and dedup key: an idempotent consumer skips
+oldest first (in the archive's order), each with its original body, attributes and dedup key: an idempotent consumer skips
 the bookings it already applied. Ignored and rejected calls are archived but never re-queued.
 
   --from TIME       start of the window, ISO 8601 with a time zone, e.g. 2026-11-27T09:00:00Z
@@ -70,21 +64,19 @@ the bookings it already applied. Ignored and rejected calls are archived but nev
   --help            show this help
 
 Prints progress on stderr after each page of the archive listing (1,000 objects) and every
-${PROGRESS_EVERY} objects read and deliveries sent, and ends with "replayed <n> of <m> deliveries";
-nothing more is sent after a failed send. Bodies are personal data: they are never printed.
+${PROGRESS_EVERY} objects read and deliveries sent, and ends with "replayed <n> of <m> deliveries".
+A delivery the queue refuses (too large, too many attributes) is reported on stderr by its
+archive key and the queue's reason, and skipped; the others are sent, and the exit status is 1.
+Any other failed send stops the replay. Bodies are personal data: they are never printed.
 
 ${EXIT_STATUS_USAGE}`;
 
-/** What to do when nothing listens at the local run's archive or queue. */
-const REFUSED_HINT = 'start the local receiver with npm start, or pass --stack';
-
-/** Where the archive and the queue are. */
+/** The archive and the queue a replay reads and sends to. */
 interface Target {
-  /** For messages: `stack X` or `the local run`. */
   readonly name: string;
   readonly queueUrl: string;
   readonly bucket: string;
-  readonly s3: S3Client;
+  readonly local: boolean;
 }
 
 interface ReplayOptions {
@@ -103,8 +95,8 @@ class ReplayFailure extends ToolError {
 }
 
 /**
- * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 failure,
- * 2 usage error).
+ * Runs the tool with command-line `args`; resolves with the exit status (0 done, 1 failure or a
+ * delivery the queue refused, 2 usage error).
  *
  * @param args - arguments after `--`
  * @param io - streams, environment and working directory
@@ -120,76 +112,85 @@ export function main(args: readonly string[], io: ToolIo): Promise<number> {
 
 async function replay(options: ReplayOptions, io: ToolIo): Promise<number> {
   let target: Target | undefined;
+  let s3: S3Client | undefined;
   let sqs: SQSClient | undefined;
-  let sent = 0;
-  // Known once the archive is read: a failure before that has nothing to count.
-  let total: number | undefined;
   try {
-    target = await findTarget(options.stack, io);
-    const { calls, unreadableLines } = await readArchiveWindow(
-      target.s3,
-      target.bucket,
-      options.window,
+    const found = await findTarget(options.stack, io);
+    target = found.target;
+    s3 = found.receiver.s3();
+    sqs = found.receiver.sqs();
+    const { queueUrl } = target;
+    const report = await replayWindow(
       {
-        onListed: (listed) => io.err(`listed ${listed} archive objects so far`),
-        onObject: (read, listed) => {
-          if (read % PROGRESS_EVERY === 0) io.err(`read ${read} of ${listed} archive objects`);
+        s3,
+        bucket: target.bucket,
+        window: options.window,
+        queue: {
+          client: sqs,
+          url: queueUrl,
+          timeoutMs: io.networkTimeoutMs,
+          refusedHint: LOCAL_REFUSED_HINT,
         },
-        timeoutMs: io.networkTimeoutMs,
-        refusedHint: REFUSED_HINT,
+        select: (record) => options.endpoint === undefined || record.endpoint === options.endpoint,
+        dryRun: options.dryRun,
+        archive: {
+          onListed: (listed) => io.err(`listed ${listed} archive objects so far`),
+          onObject: (read, listed) => {
+            if (read % PROGRESS_EVERY === 0) io.err(`read ${read} of ${listed} archive objects`);
+          },
+          timeoutMs: io.networkTimeoutMs,
+          refusedHint: LOCAL_REFUSED_HINT,
+        },
+      },
+      {
+        onDelivery: ({ record }) => {
+          if (options.dryRun) io.out(describeDelivery(record));
+        },
+        onSent: (sent) => {
+          if (sent % PROGRESS_EVERY === 0) io.err(`${sent} sent so far`);
+        },
+        onRefused: ({ key, requestId, reason }) =>
+          io.err(
+            `the queue refused the delivery ${requestId ?? '(no request id)'} in ${terminalSafe(key)}, skipped: ${reason}`,
+          ),
       },
     );
-    if (unreadableLines > 0) {
-      io.err(`skipped ${unreadableLines} archive lines that are not records of this receiver`);
-    }
-    const inScope = calls.filter(
-      ({ record }) => options.endpoint === undefined || record.endpoint === options.endpoint,
-    );
-    const deliveries = inScope.flatMap(({ record }) => {
-      const message = archivedMessage(record);
-      return message === undefined ? [] : [{ record, message }];
-    });
-    const cut = inScope.filter(
-      ({ record }) => record.verdict === 'queued' && record.body_truncated === true,
-    ).length;
-    if (cut > 0) {
-      io.err(
-        `skipped ${cut} queued ${cut === 1 ? 'delivery' : 'deliveries'} whose archived body is cut short (a record over Firehose's limit keeps only the start of its body): not replayable`,
-      );
-    }
-    total = deliveries.length;
+    reportSkipped(report, io);
     if (options.dryRun) {
-      for (const { record } of deliveries) io.out(describeDelivery(record));
-      io.out(`replayed 0 of ${total} deliveries (--dry-run: nothing sent to ${target.queueUrl})`);
+      io.out(`replayed 0 of ${report.total} deliveries (--dry-run: nothing sent to ${queueUrl})`);
       return EXIT_STATUS.ok;
     }
-    const queue = sqsClientFor(target.queueUrl, io.env);
-    sqs = queue;
-    const { queueUrl } = target;
-    const fifo = queueUrl.endsWith('.fifo');
-    for (const { message } of deliveries) {
-      await withTimeout(
-        `Could not send to ${queueUrl}`,
-        io.networkTimeoutMs,
-        (abortSignal) =>
-          queue.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
-            abortSignal,
-          }),
-        { refusedHint: REFUSED_HINT },
+    if (report.refused > 0) {
+      io.err(
+        `${report.refused} of ${report.total} deliveries refused by the queue (listed above); the others were sent`,
       );
-      sent++;
-      if (sent % PROGRESS_EVERY === 0 && sent < total) io.err(`${sent} of ${total} sent`);
     }
-    io.out(`replayed ${sent} of ${total} deliveries`);
-    return EXIT_STATUS.ok;
+    io.out(`replayed ${report.sent} of ${report.total} deliveries`);
+    return report.refused > 0 ? EXIT_STATUS.refused : EXIT_STATUS.ok;
   } catch (error) {
-    const failure = describeFailure(error, options, target);
+    const stopped = error instanceof ReplayStopped ? error : undefined;
+    const failure = describeFailure(stopped?.cause ?? error, options, target);
     io.err(failure.message);
-    if (total !== undefined && !options.dryRun) io.out(`replayed ${sent} of ${total} deliveries`);
+    if (stopped !== undefined && stopped.report.total > 0 && !options.dryRun) {
+      io.out(`replayed ${stopped.report.sent} of ${stopped.report.total} deliveries`);
+    }
     return failure.exitStatus;
   } finally {
-    target?.s3.destroy();
+    s3?.destroy();
     sqs?.destroy();
+  }
+}
+
+/** The lines about what was read but not replayed: unreadable lines, bodies cut short. */
+function reportSkipped(report: ReplayReport, io: ToolIo): void {
+  if (report.unreadableLines > 0) {
+    io.err(`skipped ${report.unreadableLines} archive lines that are not records of this receiver`);
+  }
+  const { cut } = report;
+  if (cut > 0) {
+    io.err(
+      `skipped ${cut} queued ${cut === 1 ? 'delivery' : 'deliveries'} whose archived body is cut short (a record over Firehose's limit keeps only the start of its body): not replayable`,
+    );
   }
 }
 
@@ -210,37 +211,24 @@ function describeDelivery(record: ArchiveRecord): string {
 }
 
 /** The deployed stack's queue and archive (from its outputs), or the local run's. */
-async function findTarget(stack: string | undefined, io: ToolIo): Promise<Target> {
-  const { env } = io;
-  if (stack === undefined) {
-    return {
-      name: 'the local run',
-      queueUrl: localQueueUrl(localPort(env, 'queue')),
-      bucket: LOCAL_ARCHIVE.bucket,
-      s3: localS3Client(localArchiveEndpoint(localPort(env, 'archive'))),
-    };
+async function findTarget(
+  stack: string | undefined,
+  io: ToolIo,
+): Promise<{ readonly target: Target; readonly receiver: ReceiverTarget }> {
+  const receiver =
+    stack === undefined
+      ? localTarget(io.env)
+      : await stackTarget(stack, io.env, io.networkTimeoutMs);
+  const { queueUrl, bucket } = receiver;
+  if (queueUrl === undefined) {
+    throw new ReplayFailure(`stack ${stack} has no ${STACK_OUTPUTS.queueUrl} output`);
   }
-  const cloudFormation = new CloudFormationClient({});
-  try {
-    const { values: outputs } = await withTimeout(
-      `Could not describe stack ${stack}`,
-      io.networkTimeoutMs,
-      (abortSignal) => readStackOutputs(cloudFormation, stack, abortSignal),
+  if (bucket === undefined) {
+    throw new ReplayFailure(
+      `stack ${stack} keeps no archive (no ${STACK_OUTPUTS.archiveBucketName} output): deploy it with -c archive=true`,
     );
-    const queueUrl = outputs.get(STACK_OUTPUTS.queueUrl);
-    const bucket = outputs.get(STACK_OUTPUTS.archiveBucketName);
-    if (queueUrl === undefined) {
-      throw new ReplayFailure(`stack ${stack} has no ${STACK_OUTPUTS.queueUrl} output`);
-    }
-    if (bucket === undefined) {
-      throw new ReplayFailure(
-        `stack ${stack} keeps no archive (no ${STACK_OUTPUTS.archiveBucketName} output): deploy it with -c archive=true`,
-      );
-    }
-    return { name: `stack ${stack}`, queueUrl, bucket, s3: new S3Client({}) };
-  } finally {
-    cloudFormation.destroy();
   }
+  return { target: { name: receiver.name, queueUrl, bucket, local: receiver.local }, receiver };
 }
 
 /**
@@ -273,7 +261,7 @@ function describeFailure(
   if (name === 'NoSuchBucket') {
     return refused(
       `${target?.name ?? 'the target'} has no archive bucket ${target?.bucket ?? ''}: ${
-        target?.name === 'the local run' ? 'start npm start once to create it' : 'check the stack'
+        target?.local ? 'start npm start once to create it' : 'check the stack'
       }`,
     );
   }

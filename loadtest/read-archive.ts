@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readArchiveWindow } from '../cli/lib/archive-reader.js';
+import { readArchiveWindow } from '../devkit/archive-reader.js';
 import { localS3Client } from '../devkit/s3-client.js';
 import { LOCAL_ARCHIVE_BUFFER_MS } from '../local/local-archive.js';
 import { bodyDigest } from './run-load.js';

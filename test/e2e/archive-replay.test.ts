@@ -1,7 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FirehoseClient } from '@aws-sdk/client-firehose';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SetQueueAttributesCommand,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main as replay } from '../../cli/replay.js';
 import { EXIT_STATUS } from '../../devkit/exit-status.js';
@@ -9,6 +14,7 @@ import { localS3Client } from '../../devkit/s3-client.js';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { loadConsumerConfig } from '../../lambda/consumer/config.js';
 import { createConsumerHandler } from '../../lambda/consumer/handler.js';
+import { QUEUE_SETTINGS } from '../../lambda/contract/queue-settings.js';
 import { MAX_BODY_BYTES_LIMIT } from '../../lambda/contract/settings.js';
 import { loadConfig } from '../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../lambda/receiver/handler.js';
@@ -209,6 +215,53 @@ describe('npm run replay against the local run', () => {
     await consume(replayed);
     expect(applied.sort()).toEqual(['9001', '9002', '9003', '9004']);
     expect([...run.out, ...run.err].join('\n')).not.toContain('9002');
+  });
+
+  it('reports and skips the delivery the queue refuses as too large, sends the other four and exits 1', async () => {
+    // Prepare: five deliveries, the third with a note that makes it larger than the queue then takes.
+    const from = new Date();
+    const small = [await deliver('9401'), await deliver('9402')];
+    const large = await deliverBody(
+      JSON.stringify(
+        bookingPayload({ data: { ...bookingData(), id: '9403', note: 'n'.repeat(3000) } }),
+      ),
+    );
+    small.push(await deliver('9404'), await deliver('9405'));
+    const to = new Date();
+    await drain();
+    const setMaximumSize = async (bytes: number) => {
+      const client = sqs();
+      await client.send(
+        new SetQueueAttributesCommand({
+          QueueUrl: queues.queueUrl,
+          Attributes: { MaximumMessageSize: String(bytes) },
+        }),
+      );
+      client.destroy();
+    };
+    await setMaximumSize(2048);
+
+    try {
+      // Act
+      const run = await runTool(replay, ['--from', from.toISOString(), '--to', to.toISOString()], {
+        env,
+      });
+
+      // Assess
+      expect(run.status).toBe(EXIT_STATUS.refused);
+      expect(run.out).toEqual(['replayed 4 of 5 deliveries']);
+      expect(run.err).toEqual([
+        expect.stringMatching(
+          /^the queue refused the delivery \S+ in deliveries\/\d{4}\/\d{2}\/\d{2}\/\d{2}\/\S+, skipped: InvalidParameterValue: .*Message must be shorter than 2048 bytes\.$/,
+        ),
+        '1 of 5 deliveries refused by the queue (listed above); the others were sent',
+      ]);
+      expect(run.err.join('\n')).not.toContain('nnnnnnnn');
+      expect((await drain()).map((message) => message.Body).sort()).toEqual([...small].sort());
+      expect(large.length).toBeGreaterThan(2048);
+    } finally {
+      await setMaximumSize(QUEUE_SETTINGS.maxMessageSizeBytes);
+    }
   });
 
   it('lists what it would send with --dry-run, oldest first, and sends nothing', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readArchiveWindow } from '../../cli/lib/archive-reader.js';
 import { main as replay } from '../../cli/replay.js';
+import { readArchiveWindow } from '../../devkit/archive-reader.js';
 import { localS3Client } from '../../devkit/s3-client.js';
 import { signPayload } from '../../lambda/core/index.js';
 import type { DeliveryDetail } from '../../local/inspector/delivery.js';

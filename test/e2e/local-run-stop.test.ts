@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readArchiveWindow } from '../../cli/lib/archive-reader.js';
+import { readArchiveWindow } from '../../devkit/archive-reader.js';
 import { buildBookingPayload } from '../../devkit/booking-payload.js';
 import { LOCAL_ARCHIVE } from '../../devkit/local-run.js';
 import { postWebhook } from '../../devkit/post-webhook.js';

@@ -6,7 +6,7 @@ import {
   LONGEST_ARCHIVE_WINDOW_MS,
   readArchiveWindow,
   windowKeyRange,
-} from '../../../cli/lib/archive-reader.js';
+} from '../../../devkit/archive-reader.js';
 import { localS3Client } from '../../../devkit/s3-client.js';
 import { UsageError } from '../../../devkit/tool-io.js';
 import { MAX_ARCHIVE_DAYS } from '../../../lambda/contract/archive-layout.js';

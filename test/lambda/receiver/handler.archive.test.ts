@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { FirehoseClient, type FirehoseClientConfig } from '@aws-sdk/client-firehose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readArchiveWindow } from '../../../cli/lib/archive-reader.js';
+import { readArchiveWindow } from '../../../devkit/archive-reader.js';
 import { LOOPBACK } from '../../../devkit/local-run.js';
 import { localS3Client } from '../../../devkit/s3-client.js';
 import { ARCHIVE_LIMITS } from '../../../lambda/contract/archive-layout.js';
