@@ -64,7 +64,10 @@ export interface DeliveryDetail extends DeliverySummary {
   readonly sourceIp: string;
   /** The `Origin` of the web page that sent the call, when it came with one (see `webPageOrigin`). */
   readonly webPageOrigin?: string;
-  /** Why a replay with a fresh signature is refused for this call (see `freshSignatureRefusal`). */
+  /**
+   * Why a replay with a fresh signature is refused for this call: who sent it (see
+   * `freshSignatureRefusal`), or a body the local key never signed (`freshSigningRefusal`).
+   */
   readonly freshSignatureRefusal?: string;
   /** The receiver's response body. */
   readonly response: string;

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { diagnoseSignature } from '../../devkit/diagnose-signature.js';
 import type { LocalWebhookSecret } from '../../devkit/dotenv.js';
 import type { VerifyFailureReason } from '../../lambda/core/index.js';
-import { BodyNotJsonError, parseSignatureHeader } from '../../lambda/core/index.js';
+import { parseSignatureHeader } from '../../lambda/core/index.js';
 import type { ArchivedObject } from '../local-archive.js';
 import type { ObservedDelivery } from '../webhook-server.js';
 import { INSPECTOR_PATH } from '../webhook-server.js';
@@ -19,7 +19,7 @@ import { MAX_HELD_BODY_BYTES, MAX_KEPT_BODY_BYTES, MAX_STREAM_BACKLOG_BYTES } fr
 import { MessageTracker } from './message-tracker.js';
 import { pageAssets } from './page-assets.js';
 import { tapQueueRequests } from './queue-tap.js';
-import { NOT_REPLAYABLE, NOT_SIGNABLE, type ReplayAnswer, replayDelivery } from './replay.js';
+import { freshSigningRefusal, NOT_REPLAYABLE, replayDelivery } from './replay.js';
 
 /** Options of {@link createInspector}. */
 export interface InspectorOptions {
@@ -109,10 +109,25 @@ export function createInspector(options: InspectorOptions): Inspector {
     }
   };
 
+  /**
+   * Why a fresh signature of `stored` is refused, by who sent it or by what the local key
+   * signed; `undefined` when it may be made (or when no key serves its path: it is then
+   * replayed as it is).
+   */
+  const freshRefusalOf = (stored: StoredDelivery): string | undefined => {
+    const key = keyOfTarget(stored.target);
+    return (
+      stored.freshSignatureRefusal ??
+      (key === undefined ? undefined : freshSigningRefusal(stored, key.secret))
+    );
+  };
+
   /** The detail of a kept delivery; a 401 opened for the first time is diagnosed then, once. */
   const openDetail = (stored: StoredDelivery): DeliveryDetail => {
     if (stored.awaitsDiagnosis) stored.diagnosed(diagnosisOf(stored));
-    return stored.detail();
+    const detail = stored.detail();
+    const freshSignatureRefusal = stored.bytes === undefined ? undefined : freshRefusalOf(stored);
+    return freshSignatureRefusal === undefined ? detail : { ...detail, freshSignatureRefusal };
   };
 
   // The archive writes a call's record with the others of its buffer, mostly after the call was
@@ -225,17 +240,14 @@ export function createInspector(options: InspectorOptions): Inspector {
     const freshRefusal = fresh ? freshReplayRefusal(request, stored) : undefined;
     if (freshRefusal !== undefined) return sendJson(response, 403, { message: freshRefusal });
     const freshKey = fresh ? keyOfTarget(stored.target) : undefined;
-    let answer: ReplayAnswer;
-    try {
-      answer = await replayDelivery(stored, {
-        origin: options.origin(),
-        ...(freshKey === undefined ? {} : { freshSignatureKey: freshKey.secret }),
-      });
-    } catch (error) {
-      if (error instanceof BodyNotJsonError)
-        return sendJson(response, 409, { message: NOT_SIGNABLE });
-      throw error;
-    }
+    const unsigned =
+      freshKey === undefined ? undefined : freshSigningRefusal(stored, freshKey.secret);
+    if (unsigned !== undefined) return sendJson(response, 409, { message: unsigned });
+    // Signed only once freshSigningRefusal found the body JSON and signed by the key.
+    const answer = await replayDelivery(stored, {
+      origin: options.origin(),
+      ...(freshKey === undefined ? {} : { freshSignatureKey: freshKey.secret }),
+    });
     if (answer.requestId !== undefined) store.update(answer.requestId, { replayOf: id });
     const replayed = answer.requestId === undefined ? undefined : store.get(answer.requestId);
     return sendJson(response, 200, {

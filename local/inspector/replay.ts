@@ -1,7 +1,9 @@
 import { request as httpRequest } from 'node:http';
+import { squashJson } from '../../lambda/core/canonical-json.js';
 import { WebhookReceiverError } from '../../lambda/core/errors.js';
-import { signPayload } from '../../lambda/core/index.js';
+import { signPayload, verifySignature } from '../../lambda/core/index.js';
 import { SIGNATURE_HEADER, SIGNATURE_HEADER_KEY } from '../../lambda/core/signature-header.js';
+import { decodeBody } from '../../lambda/core/signed-text.js';
 import type { StoredDelivery } from './delivery.js';
 
 /** How a delivery is sent again. */
@@ -29,6 +31,44 @@ export class NotReplayableError extends WebhookReceiverError {}
 /** Why a delivery whose body is not JSON cannot be replayed with a fresh signature. */
 export const NOT_SIGNABLE =
   'the body is not a single JSON value, which the service never signs: replay the exact request instead';
+
+/** Why a body the local key never signed is not signed afresh: the inspector's answer. */
+export const NOT_SIGNED_BY_KEY =
+  "the call's signature does not match this endpoint's local key over this body, so the key never signed it and the inspector will not: a fresh signature replaces only the timestamp of a call the key signed already (a stale but genuine call); replay the exact request instead";
+
+/**
+ * Why `delivery` is not to be signed afresh with `key`, or `undefined` when it may be: its body
+ * must be JSON ({@link NOT_SIGNABLE}) and one of its `Service-Signature` values must match `key`
+ * over it at the time that value names, however old ({@link NOT_SIGNED_BY_KEY}). Any process
+ * of this machine can post a body to the webhook and ask the inspector to replay it, so signing
+ * a body the key never signed would hand it a valid signature over bytes of its choice; a body
+ * the key signed gains only a newer timestamp.
+ */
+export function freshSigningRefusal(
+  delivery: Pick<StoredDelivery, 'rawHeaders' | 'bytes' | 'receivedAt'>,
+  key: string,
+): string | undefined {
+  const body = delivery.bytes;
+  if (body === undefined) return NOT_REPLAYABLE;
+  if (!squashJson(decodeBody(body)).ok) return NOT_SIGNABLE;
+  const header: string[] = [];
+  const { rawHeaders } = delivery;
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.toLowerCase() === SIGNATURE_HEADER_KEY) {
+      header.push(rawHeaders[index + 1] ?? '');
+    }
+  }
+  const verified = verifySignature({
+    header,
+    body,
+    keys: [key],
+    now: Math.floor(delivery.receivedAt / 1000),
+    // The signature is what counts here, not its age: a stale genuine call is what a fresh
+    // signature is for.
+    toleranceSeconds: Number.POSITIVE_INFINITY,
+  });
+  return verified.ok ? undefined : NOT_SIGNED_BY_KEY;
+}
 
 /**
  * Sends a kept delivery to the local server again: same method, target, headers (names as

@@ -120,21 +120,66 @@ describe('Function: the inspector API', () => {
     );
   });
 
-  it('signs afresh a call that came without a signature, which is then queued', async () => {
-    // Prepare
-    const body = JSON.stringify(bookingPayload());
-    const id = await post(body, { 'Content-Type': 'application/json' });
+  it.each([
+    ['came without a signature', (_body: string) => ({})],
+    [
+      'was signed with another key',
+      (body: string) => ({
+        'Service-Signature': signPayload(
+          body,
+          'not-the-endpoint-key',
+          Math.floor(Date.now() / 1000),
+        ),
+      }),
+    ],
+    [
+      "carries a genuine call's signature over other bytes",
+      () => ({ 'Service-Signature': STALE.header }),
+    ],
+  ])(
+    'refuses with 409 to sign afresh a body that %s, and hands out no signature over it',
+    async (_case, headersFor) => {
+      // Prepare: any local process can post a body of its choice; the key never signed it
+      const body = JSON.stringify(bookingPayload({ source: 'forged' }));
+      const id = await post(body, { 'Content-Type': 'application/json', ...headersFor(body) });
+      const before = (await (await fetch(api)).json()) as { deliveries: DeliverySummary[] };
+
+      // Act
+      const replay = await fetch(`${api}/${id}/replay?fresh=1`, { method: 'POST' });
+      const answer = await replay.text();
+      const detail = await detailOf(id);
+      const after = (await (await fetch(api)).json()) as { deliveries: DeliverySummary[] };
+
+      // Assess
+      expect(replay.status).toBe(409);
+      expect(JSON.parse(answer)).toEqual({
+        message: expect.stringMatching(
+          /^the call's signature does not match this endpoint's local key over this body/,
+        ),
+      });
+      expect(answer).not.toMatch(/signature=[0-9a-f]/);
+      expect(detail.freshSignatureRefusal).toBe(JSON.parse(answer).message);
+      // Nothing was sent to the receiver, so nothing was queued either.
+      expect(after.deliveries).toHaveLength(before.deliveries.length);
+    },
+  );
+
+  it('signs afresh a genuine call whose spacing differs from what was signed, as the receiver accepts it', async () => {
+    // Prepare: whitespace between JSON tokens is not signed (spec 5.2), so the key signed this body
+    const compact = JSON.stringify(bookingPayload());
+    const spaced = JSON.stringify(JSON.parse(compact), null, 2);
+    const old = Math.floor(Date.now() / 1000) - 3_600;
+    const id = await post(spaced, { 'Service-Signature': signPayload(compact, STALE.key, old) });
 
     // Act
+    const detail = await detailOf(id);
     const replay = await fetch(`${api}/${id}/replay?fresh=1`, { method: 'POST' });
     const answer = (await replay.json()) as { delivery: DeliverySummary };
 
     // Assess
-    expect((await detailOf(id)).reason).toBe('missing_header');
+    expect(detail).toMatchObject({ status: 401, reason: 'timestamp_too_old' });
+    expect(detail).not.toHaveProperty('freshSignatureRefusal');
     expect(answer.delivery).toMatchObject({ status: 200, reason: 'queued', replayOf: id });
-    const replayed = await detailOf(answer.delivery.id);
-    expect(replayed.body).toBe(body);
-    expect(replayed.headers.filter(([name]) => name === 'Service-Signature')).toHaveLength(1);
   });
 
   it('refuses with 409, sending nothing, to sign afresh a body that is not JSON', async () => {

@@ -1,6 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signPayload } from '../../../lambda/core/index.js';
 import type { DeliverySummary } from '../../../local/inspector/delivery.js';
 import type { LocalReceiver } from '../../../local/local-receiver.js';
 import { bookingPayload } from '../../support/booking.js';
@@ -69,6 +70,20 @@ describe('Function: the inspector with INSPECTOR=on and HOST=0.0.0.0', () => {
     await response.arrayBuffer();
     return response.headers.get('x-amzn-requestid') ?? '';
   };
+  /** Posts a call the local key signed an hour ago (stale but genuine) from `origin`. */
+  const postStale = async (origin: string): Promise<string> => {
+    const body = JSON.stringify(bookingPayload({ source: 'stale' }));
+    const response = await fetch(`${origin}/webhook`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'service-signature': signPayload(body, KEY, Math.floor(Date.now() / 1000) - 3_600),
+      },
+      body,
+    });
+    await response.arrayBuffer();
+    return response.headers.get('x-amzn-requestid') ?? '';
+  };
   const replaysOf = async (id: string): Promise<DeliverySummary[]> => {
     const { body } = await send(`${fromHere}/_inspector/api/deliveries`);
     const { deliveries } = body as { deliveries: DeliverySummary[] };
@@ -111,7 +126,7 @@ describe('Function: the inspector with INSPECTOR=on and HOST=0.0.0.0', () => {
   it("refuses, even to this machine, to sign afresh a call another machine posted, and replays a call of this machine's", async () => {
     // Prepare
     const fromThere = await postForged(fromNetwork);
-    const fromHereId = await postForged(fromHere);
+    const fromHereId = await postStale(fromHere);
 
     // Act
     const refused = await send(
