@@ -12,8 +12,9 @@ const TEST_TIERS = {
   /** `npm run build`, `npm pack`, a fresh app installing the tarball, the API report. */
   package: { include: ['test/build/**/*.test.ts'], timeoutMs: 180_000 },
   /**
-   * What starts processes (`npm start`, the tools as `npm run` starts them) or runs faults,
-   * replay and rotation over the wire: `test/e2e/`, and `*.e2e.test.ts` beside the code it covers.
+   * What opens a port or starts a process: an embedded emulator (local-aws-sqs, s3rver,
+   * dynalite), a local server, `npm start`, the tools as `npm run` starts them, faults, replay
+   * and rotation over the wire: `test/e2e/`, and `*.e2e.test.ts` beside the code it covers.
    */
   e2e: { include: ['test/e2e/**/*.test.ts', 'test/**/*.e2e.test.ts'], timeoutMs: 60_000 },
   /**
@@ -26,22 +27,45 @@ const TEST_TIERS = {
   synth: { include: ['test/lib/**/*.test.ts', 'test/bin/**/*.test.ts'], timeoutMs: 60_000 },
 } as const;
 
-/** The tier of every test file no other tier claims. */
-const UNIT = { include: ['test/**/*.test.ts'], timeoutMs: 20_000 } as const;
+/**
+ * The tier of every test file no other tier claims: pure tests, the fast loop. Its files share
+ * one module graph per worker thread (the SDK, valibot and Powertools load once, not once a file);
+ * its setup file refuses to listen on a port or start a process, what the e2e tier is for.
+ */
+const UNIT = {
+  include: ['test/**/*.test.ts'],
+  timeoutMs: 20_000,
+  run: { pool: 'threads', isolate: false, setupFiles: ['test/support/no-wire.ts'] },
+} as const;
+
+/** How a tier's files run unless it says otherwise: each in a process of its own. */
+const ISOLATED = { pool: 'forks' } as const;
+
+/** What a tier says of its files. */
+interface TierSettings {
+  readonly include: readonly string[];
+  readonly timeoutMs: number;
+  readonly run?: {
+    readonly pool: 'threads' | 'forks';
+    readonly isolate?: boolean;
+    readonly setupFiles?: readonly string[];
+  };
+}
 
 /** A tier as a vitest project: its files, its timeouts, and what every tier shares. */
 function tier(
   name: string,
-  { include, timeoutMs }: { readonly include: readonly string[]; readonly timeoutMs: number },
+  { include, timeoutMs, run = ISOLATED }: TierSettings,
   exclude: readonly string[] = [],
 ): TestProjectInlineConfiguration {
+  const { setupFiles = [], ...pool } = run;
   return {
     test: {
       name,
       include: [...include],
       exclude: [...exclude],
-      // Two cores on CI: process-level isolation.
-      pool: 'forks',
+      ...pool,
+      setupFiles: [...setupFiles],
       testTimeout: timeoutMs,
       hookTimeout: timeoutMs,
       // The SDK's documented switch for its Node 20 end-of-support notice, for the test run only.

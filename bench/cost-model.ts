@@ -10,7 +10,7 @@ export type PricedIngress = 'http-api' | 'rest-api' | 'function-url';
 
 /**
  * DynamoDB write requests of the example consumer's idempotency utility, as counted against an
- * embedded DynamoDB in `test/lambda/consumer/handler.test.ts` (which asserts these figures). Each
+ * embedded DynamoDB in `test/lambda/consumer/handler.e2e.test.ts` (which asserts these figures). Each
  * record is under 1 KB, so each request is one write request unit; no read follows on DynamoDB.
  */
 export const IDEMPOTENCY_WRITE_REQUESTS = {

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,12 +84,54 @@ describe('Config: vitest.config.ts test tiers', () => {
       expect(config.env).toMatchObject({
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       });
-      expect(config.pool).toBe('forks');
       expect(config.hookTimeout).toBe(config.testTimeout);
     }
     const unit = tiers.unit?.testTimeout ?? Number.POSITIVE_INFINITY;
     for (const slow of ['deploy', 'synth', 'e2e', 'package', 'browser']) {
       expect(tiers[slow]?.testTimeout).toBeGreaterThan(unit);
     }
+  });
+
+  it('runs the unit tier in shared threads with no ports or processes, and every other file in a process of its own', () => {
+    // Act
+    const runs = Object.fromEntries(
+      vitest.projects.map(({ name, config: { pool, isolate, setupFiles } }) => [
+        name,
+        { pool, isolate, setupFiles: setupFiles.map((file) => file.slice(ROOT.length)) },
+      ]),
+    );
+
+    // Assess
+    const { unit, ...others } = runs;
+    expect(unit).toEqual({
+      pool: 'threads',
+      isolate: false,
+      setupFiles: ['test/support/no-wire.ts'],
+    });
+    for (const run of Object.values(others)) {
+      expect(run).toEqual({ pool: 'forks', isolate: true, setupFiles: [] });
+    }
+  });
+});
+
+describe('Setup: test/support/no-wire.ts, in the unit tier', () => {
+  it('refuses a server on a port, naming the tier that runs it', () => {
+    // Act
+    const listen = () => createServer().listen(0, '127.0.0.1');
+
+    // Assess
+    expect(listen).toThrow(
+      'A unit test may not listen on a port: name the test file *.e2e.test.ts (the e2e tier, vitest.config.ts) to run it',
+    );
+  });
+
+  it('refuses a child process, naming the tier that runs it', () => {
+    // Act
+    const start = () => spawn(process.execPath, ['--version']);
+
+    // Assess
+    expect(start).toThrow(
+      'A unit test may not start a process: name the test file *.e2e.test.ts (the e2e tier, vitest.config.ts) to run it',
+    );
   });
 });

@@ -291,14 +291,12 @@ describe('Function: startLocalArchive', () => {
     expect(text).toBe('12345');
   });
 
-  it('pages a ListObjectsV2 listing of more than 1,000 keys, from StartAfter, as S3 does', async () => {
-    // Prepare
+  it('pages a truncated ListObjectsV2 listing, from StartAfter, as S3 does', async () => {
+    // Prepare: pages of two keys stand for S3's 1,000; s3rver's own token failed on any
+    // truncated listing, whatever its size.
     const archive = await startTestArchive(join(stateDir(), 'paging'));
     const s3 = localS3Client(archive.endpoint);
-    const keys = Array.from(
-      { length: 1_002 },
-      (_, index) => `deliveries/k-${String(index).padStart(4, '0')}`,
-    );
+    const keys = Array.from({ length: 6 }, (_, index) => `deliveries/k-${index}`);
     for (const Key of keys) {
       await s3.send(new PutObjectCommand({ Bucket: archive.bucket, Key, Body: 'x' }));
     }
@@ -306,7 +304,7 @@ describe('Function: startLocalArchive', () => {
     // Act
     const pages = [];
     for await (const page of paginateListObjectsV2(
-      { client: s3 },
+      { client: s3, pageSize: 2 },
       { Bucket: archive.bucket, Prefix: 'deliveries/', StartAfter: keys[0] },
     )) {
       pages.push(page);
@@ -316,14 +314,16 @@ describe('Function: startLocalArchive', () => {
 
     // Assess
     expect(pages.map((page) => [page.KeyCount, page.IsTruncated])).toEqual([
-      [1000, true],
+      [2, true],
+      [2, true],
       [1, false],
     ]);
     expect(pages.flatMap((page) => (page.Contents ?? []).map(({ Key }) => Key))).toEqual(
       keys.slice(1),
     );
     expect(pages[1]?.ContinuationToken).toBe(pages[0]?.NextContinuationToken);
-  }, 60_000);
+    expect(pages[2]?.ContinuationToken).toBe(pages[1]?.NextContinuationToken);
+  });
 
   it('takes puts after many calls answered before their bodies were read, whose clients then went away', async () => {
     // Prepare: s3rver answers a listing at once, before its declared 2 MiB body.
