@@ -270,7 +270,6 @@ describe('Function: startLocalQueues', () => {
 
     // Assess: 12 days is past the queue's 10 and within the dead-letter queue's 14.
     expect(Attributes?.MessageRetentionPeriod).toBe(String(14 * 86_400));
-    expect(QUEUE_SETTINGS.retentionPeriodSeconds).toBe(10 * 86_400);
     expect(queues.restored).toBe(1);
     expect(fromDlq.Messages).toHaveLength(1);
     expect(fromMain.Messages).toBeUndefined();

@@ -29,7 +29,6 @@ describe('Class: DeliveryStore', () => {
     const rows = store.list();
 
     // Assess
-    expect(MAX_KEPT_DELIVERIES).toBe(500);
     expect(rows).toHaveLength(500);
     expect(rows[0]?.id).toBe('request-500');
     expect(rows.at(-1)?.id).toBe('request-1');
