@@ -119,8 +119,7 @@ export function createArchive(
   // unreferenced (CloudFormation warning W7001). Removed only when this stream added it.
   if (!hadCidrBlocks) stack.node.tryRemoveChild(FIREHOSE_CIDR_MAPPING);
   receiverFunction.addEnvironment(ARCHIVE_STREAM, stream.deliveryStreamName);
-  // PutRecord, and PutRecordBatch for the writes a process makes in one turn (archive-writer.ts):
-  // in Lambda an environment writes one record at a time, the local run batches.
+  // The receiver writes one PutRecord per call (archive-writer.ts); the grant adds PutRecordBatch.
   stream.grantPutRecords(receiverFunction);
   return { bucket, stream };
 }

@@ -3,7 +3,7 @@ import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endp
 import { ARCHIVE_STREAM, ENDPOINT_DIRECTORY_SECRET_ID } from '../lambda/contract/environment.js';
 import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
-import { createDestinations, createHandler } from '../lambda/receiver/handler.js';
+import { createHandler } from '../lambda/receiver/handler.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalArchive, startLocalArchive } from './local-archive.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
@@ -174,15 +174,11 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   try {
     const config = loadConfig(env, endpointsConfig(keys));
-    // Each environment has its own key ring, as in Lambda, but all share one queue sink and
-    // archive writer, so the calls they serve at once go in one SendMessageBatch and one
-    // PutRecordBatch (see turn-batches.ts): the round trips were most of npm start's CPU per call.
-    const destinations = createDestinations(config);
     const webhook = await startWebhookServer({
       port: options.port,
       host: options.host,
-      handler: createHandler(config, { destinations }),
-      startEnvironment: () => createHandler(config, { destinations }),
+      handler: createHandler(config),
+      startEnvironment: () => createHandler(config),
       namedEndpoints: options.endpoints !== undefined,
       maxBodyBytes: config.maxBodyBytes,
       onHandlerError: options.onHandlerError,

@@ -1,12 +1,8 @@
-import {
-  type FirehoseClient,
-  PutRecordBatchCommand,
-  PutRecordCommand,
-} from '@aws-sdk/client-firehose';
+import { type FirehoseClient, PutRecordCommand } from '@aws-sdk/client-firehose';
 import { ARCHIVE_LIMITS } from '../contract/archive-layout.js';
+import { WebhookReceiverError } from '../core/errors.js';
 import { withAbortAfter } from './abort-after.js';
-import { type ArchiveRecord, archiveLine, FIREHOSE_LIMITS } from './archive-record.js';
-import { BatchEntryError, turnBatches } from './turn-batches.js';
+import { type ArchiveRecord, archiveLine } from './archive-record.js';
 
 /** Where the handler puts archive records; never throws, never waits past its bound. */
 export interface ArchiveWriter {
@@ -19,9 +15,9 @@ export interface ArchiveWriter {
 }
 
 /**
- * An archive writer putting records to a Firehose delivery stream (Direct PUT), which buffers
- * them into the archive bucket. Each record ends with a newline, so an object is JSON Lines, and
- * fits Firehose's record limit (see `archiveLine`).
+ * An archive writer putting each record to a Firehose delivery stream (Direct PUT) with one
+ * PutRecord; Firehose buffers them into the archive bucket. Each record ends with a newline, so
+ * an object is JSON Lines, and fits Firehose's record limit (see `archiveLine`).
  *
  * @param client - Firehose client (see `ARCHIVE_CLIENT_SETTINGS` in the handler)
  * @param streamName - `ARCHIVE_STREAM`
@@ -32,55 +28,23 @@ export function firehoseArchive(
   streamName: string,
   now: () => number = Date.now,
 ): ArchiveWriter {
-  const put = turnBatches<Uint8Array>(
-    {
-      limits: {
-        items: FIREHOSE_LIMITS.batchRecords,
-        bytes: FIREHOSE_LIMITS.batchBytes,
-        bytesOf: (line) => line.length,
-      },
-      async one(line, timeLeft) {
-        await withAbortAfter(timeLeft, (abortSignal) =>
+  return {
+    async write(record, deadlineAt) {
+      const giveUpAt = Math.min(now() + ARCHIVE_LIMITS.writeBoundMs, deadlineAt);
+      try {
+        await withAbortAfter(Math.max(1, giveUpAt - now()), (abortSignal) =>
           client.send(
-            new PutRecordCommand({ DeliveryStreamName: streamName, Record: { Data: line } }),
-            { abortSignal },
-          ),
-        );
-      },
-      async many(lines, timeLeft) {
-        const output = await withAbortAfter(timeLeft, (abortSignal) =>
-          client.send(
-            new PutRecordBatchCommand({
+            new PutRecordCommand({
               DeliveryStreamName: streamName,
-              Records: lines.map((line) => ({ Data: line })),
+              Record: { Data: archiveLine(record) },
             }),
             { abortSignal },
           ),
         );
-        // One response per record, in order: its record id, or an error code. Every code
-        // PutRecordBatch gives a record is Firehose's fault, so each is tried again alone.
-        return lines.map((_, index) => {
-          const response = output.RequestResponses?.[index];
-          if (response?.RecordId !== undefined && response.ErrorCode === undefined)
-            return undefined;
-          return {
-            error: new BatchEntryError(response?.ErrorCode ?? 'Missing', response?.ErrorMessage),
-            retryAlone: true,
-          };
-        });
-      },
-    },
-    now,
-  );
-  return {
-    async write(record, deadlineAt) {
-      try {
-        return await put(
-          archiveLine(record),
-          Math.min(now() + ARCHIVE_LIMITS.writeBoundMs, deadlineAt),
-        );
+        return undefined;
       } catch (error) {
-        return error;
+        // `undefined` means taken: a write that failed must never read as one.
+        return error ?? new WebhookReceiverError('PutRecord failed without an error');
       }
     },
   };

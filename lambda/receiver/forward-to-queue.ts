@@ -1,15 +1,12 @@
 import {
   type MessageAttributeValue,
-  SendMessageBatchCommand,
   SendMessageCommand,
   type SendMessageCommandInput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { SQS_LIMITS } from '../contract/sqs-limits.js';
 import { withAbortAfter } from './abort-after.js';
 import { SinkSendError } from './decision/receive.js';
 import type { SinkMessage } from './decision/sink-message.js';
-import { BatchEntryError, turnBatches } from './turn-batches.js';
 
 /** Options of {@link queueSink}. */
 export interface QueueSinkOptions {
@@ -36,11 +33,12 @@ export interface QueueSink {
 }
 
 /**
- * A message sink that sends to SQS. A queue URL ending in `.fifo` gets `MessageGroupId`
- * and `MessageDeduplicationId` (a sender's retry within SQS's 5-minute window is stored once);
- * a standard queue gets the same hash as a `dedup_key` attribute for consumer-side idempotency.
- * Every String attribute of the message is sent, so with named endpoints each message carries
- * `endpoint`, and both ids start with the endpoint name (built in the core, `buildMessage`).
+ * A message sink that sends each message to SQS with one SendMessage. A queue URL ending in
+ * `.fifo` gets `MessageGroupId` and `MessageDeduplicationId` (a sender's retry within SQS's
+ * 5-minute window is stored once); a standard queue gets the same hash as a `dedup_key` attribute
+ * for consumer-side idempotency. Every String attribute of the message is sent, so with named
+ * endpoints each message carries `endpoint`, and both ids start with the endpoint name (built in
+ * the core, `buildMessage`).
  *
  * @param client - SQS client (its retry settings apply)
  * @param queueUrl - `QUEUE_URL`
@@ -54,75 +52,22 @@ export function queueSink(
   const fifo = queueUrl.endsWith('.fifo');
   const deadlineMs = options.deadlineMs ?? 5000;
   const now = options.now ?? Date.now;
-  const put = turnBatches<SendMessageCommandInput>(
-    {
-      limits: SEND_MESSAGE_BATCH_LIMITS,
-      async one(input, timeLeft) {
-        await withAbortAfter(timeLeft, (abortSignal) =>
-          client.send(new SendMessageCommand(input), { abortSignal }),
-        );
-      },
-      async many(inputs, timeLeft) {
-        const output = await withAbortAfter(timeLeft, (abortSignal) =>
-          client.send(
-            new SendMessageBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: inputs.map(({ QueueUrl: _, ...entry }, index) => ({
-                Id: String(index),
-                ...entry,
-              })),
-            }),
-            { abortSignal },
-          ),
-        );
-        const stored = new Set(output.Successful?.map((entry) => entry.Id));
-        const failed = new Map(output.Failed?.map((entry) => [entry.Id, entry]));
-        return inputs.map((_, index) => {
-          const id = String(index);
-          if (stored.has(id)) return undefined;
-          const failure = failed.get(id);
-          return {
-            error: new BatchEntryError(failure?.Code ?? 'Missing', failure?.Message),
-            // SQS's fault, or no word of the entry: as SendMessage alone would be, it is retried.
-            retryAlone: failure?.SenderFault !== true,
-          };
-        });
-      },
-    },
-    now,
-  );
   return {
     async send(message: SinkMessage, deadlineAt?: number): Promise<void> {
       const ownDeadline = now() + deadlineMs;
-      const failure = await put(
-        sendMessageInput(queueUrl, fifo, message),
-        deadlineAt === undefined ? ownDeadline : Math.min(ownDeadline, deadlineAt),
-      );
-      if (failure !== undefined) {
-        throw new SinkSendError(`SendMessage to ${queueUrl} failed`, { cause: failure });
+      const giveUpAt = deadlineAt === undefined ? ownDeadline : Math.min(ownDeadline, deadlineAt);
+      try {
+        await withAbortAfter(Math.max(1, giveUpAt - now()), (abortSignal) =>
+          client.send(new SendMessageCommand(sendMessageInput(queueUrl, fifo, message)), {
+            abortSignal,
+          }),
+        );
+      } catch (error) {
+        throw new SinkSendError(`SendMessage to ${queueUrl} failed`, { cause: error });
       }
     },
   };
 }
-
-/**
- * What one SendMessageBatch takes. An entry counts as SQS sizes a message: its body and its
- * attributes' names, types and values (FIFO ids do not count).
- */
-const SEND_MESSAGE_BATCH_LIMITS = {
-  items: SQS_LIMITS.batchEntries,
-  bytes: SQS_LIMITS.messageBytes,
-  bytesOf: (input: SendMessageCommandInput) =>
-    Buffer.byteLength(input.MessageBody ?? '') +
-    Object.entries(input.MessageAttributes ?? {}).reduce(
-      (sum, [name, value]) =>
-        sum +
-        Buffer.byteLength(name) +
-        Buffer.byteLength(value.DataType ?? '') +
-        Buffer.byteLength(value.StringValue ?? ''),
-      0,
-    ),
-};
 
 /**
  * The SendMessage input of a message: the receiver's, and the replay's, which re-queues an

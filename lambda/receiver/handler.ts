@@ -13,7 +13,7 @@ import {
   sourceNotAllowedResponse,
 } from './api-gateway.js';
 import { archiveRecord, RejectedArchiveQuota } from './archive-record.js';
-import { type ArchiveWriter, firehoseArchive } from './archive-writer.js';
+import { firehoseArchive } from './archive-writer.js';
 import type { ReceiverConfig } from './config.js';
 import type { AcceptedKeys } from './decision/key-set.js';
 import {
@@ -61,48 +61,6 @@ export interface HandlerDependencies {
    * @default Date.now
    */
   readonly now?: () => number;
-  /**
-   * Where accepted calls go, shared by handlers that should batch their sends together; when
-   * given, `sqsClient` and `firehoseClient` are not used.
-   * @default - built by {@link createDestinations} from the configuration and the clients above
-   */
-  readonly destinations?: Destinations;
-}
-
-/** Where the handler sends what it accepts: the queue, and the archive when `ARCHIVE_STREAM` is set. */
-export interface Destinations {
-  readonly queue: QueueSink;
-  readonly archive: ArchiveWriter | undefined;
-}
-
-/**
- * Builds the queue sink and the archive writer of a handler. The sends made through them in one
- * turn of the event loop, or while an earlier one is in flight, go together (SendMessageBatch,
- * PutRecordBatch; see `turn-batches.ts`): in Lambda an environment runs one call at a time, so
- * each call goes alone, by SendMessage and PutRecord; the local run gives every environment the
- * same destinations, so the calls it serves at once share their round trips.
- *
- * @param config - validated configuration
- * @param dependencies - clients and clock to use instead of the defaults
- */
-export function createDestinations(
-  config: ReceiverConfig,
-  dependencies: Pick<HandlerDependencies, 'sqsClient' | 'firehoseClient' | 'now'> = {},
-): Destinations {
-  const now = dependencies.now ?? Date.now;
-  return {
-    queue: queueSink(dependencies.sqsClient ?? new SQSClient(CLIENT_SETTINGS), config.queueUrl, {
-      now,
-    }),
-    archive:
-      config.archiveStream === undefined
-        ? undefined
-        : firehoseArchive(
-            dependencies.firehoseClient ?? new FirehoseClient(ARCHIVE_CLIENT_SETTINGS),
-            config.archiveStream,
-            now,
-          ),
-  };
 }
 
 /**
@@ -153,8 +111,19 @@ export function createHandler(
     observability,
     now,
   });
-  const { queue: sink, archive } =
-    dependencies.destinations ?? createDestinations(config, dependencies);
+  const sink = queueSink(
+    dependencies.sqsClient ?? new SQSClient(CLIENT_SETTINGS),
+    config.queueUrl,
+    { now },
+  );
+  const archive =
+    config.archiveStream === undefined
+      ? undefined
+      : firehoseArchive(
+          dependencies.firehoseClient ?? new FirehoseClient(ARCHIVE_CLIENT_SETTINGS),
+          config.archiveStream,
+          now,
+        );
   const { allowedSources } = config;
   const rejectedQuota = new RejectedArchiveQuota();
 

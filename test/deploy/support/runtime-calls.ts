@@ -191,9 +191,8 @@ class CallDeriver {
           },
         }));
       case ARCHIVE_STREAM:
-        // The delivery archive (where deployed): one PutRecord per answered call, or one
-        // PutRecordBatch for the calls a process answers in one turn (archive-writer.ts).
-        return ['firehose:PutRecord', 'firehose:PutRecordBatch'].map((action) => ({
+        // The delivery archive (where deployed): one PutRecord per answered call (archive-writer.ts).
+        return ['firehose:PutRecord'].map((action) => ({
           why,
           request: {
             principal: '',

@@ -10,11 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { Environment } from '../../../lambda/contract/environment.js';
 import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
-import {
-  createDestinations,
-  createHandler,
-  type HandlerDependencies,
-} from '../../../lambda/receiver/handler.js';
+import { createHandler, type HandlerDependencies } from '../../../lambda/receiver/handler.js';
 import {
   API_GATEWAY_FLAVOURS,
   type HttpCall,
@@ -255,48 +251,6 @@ describe('Function: handler', () => {
         error: 'unauthorized',
         reason: 'signature_mismatch',
       });
-    });
-  });
-
-  describe('with destinations shared by several handlers, as the local run shares them', () => {
-    it('sends the calls they answer in one turn in one SendMessageBatch, each call its own message', async () => {
-      // Prepare
-      const { queueUrl } = await receiver();
-      const config = loadConfig({ WEBHOOK_SECRET: TEST_KEY, QUEUE_URL: queueUrl });
-      const commands: string[] = [];
-      sqs.client.middlewareStack.add(
-        (next, context) => (args) => {
-          commands.push(context.commandName ?? 'unknown');
-          return next(args);
-        },
-        { step: 'initialize', name: 'recordCommands' },
-      );
-      const now = () => clock.now * 1000;
-      const destinations = createDestinations(config, { sqsClient: sqs.client, now });
-      const handlers = [1, 2, 3].map(() => createHandler(config, { destinations, now }));
-      const bodies = ['1', '2', '3'].map((id) =>
-        JSON.stringify(bookingPayload({ data: { ...(bookingPayload().data as object), id } })),
-      );
-
-      // Act
-      const responses = await Promise.all(
-        handlers.map((handler, index) =>
-          handler(
-            restApiEvent(signedCall(bodies[index] ?? '', { timestamp: NOW })),
-            lambdaContext(),
-          ),
-        ),
-      );
-      sqs.client.middlewareStack.remove('recordCommands');
-
-      // Assess
-      expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200]);
-      expect(commands).toEqual(['SendMessageBatchCommand']);
-      const received = await sqs.receiveAll(queueUrl, { count: 3 });
-      expect(received.map((message) => message.Body).sort()).toEqual(bodies.sort());
-      expect(
-        new Set(received.map((message) => message.MessageAttributes?.dedup_key?.StringValue)).size,
-      ).toBe(3);
     });
   });
 
