@@ -12,7 +12,7 @@ import { verifySection } from './verify.js';
 
 // Sections run in this order; `npm run bench -- verify` runs only the named ones.
 const SECTIONS: readonly BenchSection[] = [
-  // First, before the other sections load the machine: its targets are absolute requests a
+  // First, before the other sections load the machine: its figures are absolute requests a
   // second, where every other section sets its figures against a floor measured beside them.
   throughputSection,
   verifySection,
