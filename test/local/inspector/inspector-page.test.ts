@@ -131,6 +131,45 @@ describe('Function: the inspector page', () => {
     expect(await replayResult()).toContain(verdicts);
   });
 
+  it('says it is loading, not that there are no deliveries, until the list arrives', async () => {
+    // Prepare: the list's answer held back until released
+    let release = () => {};
+    const released = new Promise<void>((resolveRelease) => {
+      release = resolveRelease;
+    });
+    await page.route('**/_inspector/api/deliveries', async (route) => {
+      await released;
+      await route.continue();
+    });
+    const hint = (id: string) => page.locator(`#${id}`);
+    const body = JSON.stringify(bookingPayload());
+    const signed = await post(body, signPayload(body, STALE.key, Math.floor(Date.now() / 1000)));
+    expect(signed.status).toBe(200);
+    await page.goto('about:blank');
+
+    try {
+      // Act
+      await page.goto(`${receiver.inspectorUrl}#`);
+
+      // Assess: loading, and never "No deliveries yet", while the answer is held
+      await hint('loading').waitFor();
+      expect(await hint('loading').textContent()).toBe('Loading deliveries…');
+      expect(await hint('empty').isHidden()).toBe(true);
+      expect(await page.locator('#rows tr').count()).toBe(0);
+
+      // Act
+      release();
+
+      // Assess
+      await page.locator('#rows tr').first().waitFor(ON_SCREEN);
+      expect(await hint('loading').isHidden()).toBe(true);
+      expect(await hint('empty').isHidden()).toBe(true);
+    } finally {
+      release();
+      await page.unroute('**/_inspector/api/deliveries');
+    }
+  });
+
   it('keeps the list readable on a 390 px wide phone', async () => {
     // Act
     await page.setViewportSize({ width: 390, height: 844 });
