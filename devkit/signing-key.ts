@@ -1,7 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
+import {
+  endpointKeyVariable,
+  isEndpointName,
+  LOCAL_KEY_VARIABLE,
+} from '../lambda/contract/endpoints.js';
 import {
   describeSecretKeyFailure,
   keyFromSecretValue,
@@ -118,11 +122,14 @@ export function refuseKeyArguments(args: readonly string[]): void {
 /**
  * The local key of endpoint `name` (`--endpoint`): `WEBHOOK_SECRET_<NAME>` from the environment,
  * else from the `.env` that `npm start` writes, once `ENDPOINTS` (environment, else `.env`) is
- * found to list the endpoint.
+ * found to list the endpoint. With `ENDPOINTS` set nowhere, the endpoint's key alone names it:
+ * `ENDPOINTS=eu,us npm start` saves each endpoint's key to `.env`, and the banner's send
+ * command then runs in a terminal without `ENDPOINTS`.
  *
  * @param name - the `--endpoint` value
  * @param io - environment and the project directory holding `.env`
- * @throws {UsageError} naming the endpoint when `ENDPOINTS` does not list it
+ * @throws {UsageError} naming the endpoint when `ENDPOINTS` does not list it, or is set nowhere
+ *   and the endpoint has no key
  * @throws {NoKeyError} when it has no key, or `.env` cannot be read
  */
 export async function readEndpointKey(
@@ -131,14 +138,18 @@ export async function readEndpointKey(
 ): Promise<SigningKey> {
   const dotEnvPath = resolve(io.projectDir, DOTENV_FILE);
   const endpoints = endpointsFrom(io.env, await readDotEnv(dotEnvPath));
-  if (!endpoints?.includes(name)) {
+  const variable = isEndpointName(name) ? endpointKeyVariable(name) : undefined;
+  if (endpoints === undefined && variable !== undefined) {
+    const found = await findWebhookSecret(io.env, dotEnvPath, variable);
+    if (found !== undefined) return { key: found.secret, raw: found.secret, source: variable };
+  }
+  if (variable === undefined || !endpoints?.includes(name)) {
     const known =
       endpoints === undefined
         ? `${ENDPOINTS_VARIABLE} is not set (in the environment or .env)`
         : `${ENDPOINTS_VARIABLE} lists ${endpoints.join(', ')}`;
     throw new UsageError(`unknown endpoint '${name}': ${known}`);
   }
-  const variable = endpointKeyVariable(name);
   const found = await findWebhookSecret(io.env, dotEnvPath, variable);
   if (found === undefined) {
     throw new NoKeyError(

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main as send } from '../../cli/send.js';
@@ -66,6 +66,23 @@ describe('Function: readEndpointKey', () => {
     // Assess
     await expect(read).rejects.toThrow(NoKeyError);
     await expect(read).rejects.toThrow("no key for endpoint 'apac': set WEBHOOK_SECRET_APAC");
+  });
+
+  it("reads an endpoint's key by its name alone when ENDPOINTS is set nowhere, as npm start saved it", async () => {
+    // Prepare: `ENDPOINTS=eu npm start` wrote the key; this terminal has no ENDPOINTS
+    const project = join(dir(), 'endpoints-in-npm-start-only');
+    await mkdir(project);
+    await writeFile(join(project, '.env'), 'WEBHOOK_SECRET_EU=eu-key\n');
+
+    // Act
+    const key = await readEndpointKey('eu', { env: {}, projectDir: project });
+    const unknown = readEndpointKey('us', { env: {}, projectDir: project });
+
+    // Assess
+    expect(key).toEqual({ key: 'eu-key', raw: 'eu-key', source: 'WEBHOOK_SECRET_EU' });
+    await expect(unknown).rejects.toThrow(
+      "unknown endpoint 'us': ENDPOINTS is not set (in the environment or .env)",
+    );
   });
 
   it('says ENDPOINTS is not set when neither the environment nor .env has it', async () => {

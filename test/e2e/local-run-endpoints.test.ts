@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main as consume } from '../../cli/consume.js';
@@ -125,6 +125,29 @@ describe('npm start with ENDPOINTS=eu,us (end to end)', () => {
       'Ignoring WEBHOOK_SECRET: the local run signs and verifies with WEBHOOK_SECRET_<NAME> per endpoint of ENDPOINTS.',
     );
     expect(answer.status).toBe(200);
+  });
+
+  it("runs the banner's send command in a terminal without ENDPOINTS, when npm start had it in its environment", async () => {
+    // Prepare: `ENDPOINTS=eu,us npm start` in a project without .env
+    const cwd = join(scratch(), 'endpoints-in-environment');
+    await mkdir(cwd);
+    const started = startProcess(cwd, { ENDPOINTS: 'eu,us' });
+    const banner = await ready(started);
+    const command = banner
+      .split('\n')
+      .find((line) => line.startsWith('  npm run send -- --endpoint eu '));
+    const args = command?.trim().split(' ').slice('npm run send --'.split(' ').length) ?? [];
+
+    // Act: the printed command, in another terminal (no ENDPOINTS, no key exported)
+    const sent = await runTool(send, args, { cwd, env: {} });
+    started.child.kill('SIGINT');
+    await started.exit;
+
+    // Assess
+    expect(args).toEqual(['--endpoint', 'eu', '--url', bannerValue(banner, 'Endpoint eu')]);
+    expect(sent.err).toEqual([]);
+    expect(sent.status).toBe(0);
+    expect(sent.out[0]).toMatch(/-> 200 \{"status":"queued"\}$/);
   });
 
   it('exits 2 naming the endpoint when ENDPOINTS holds a name the receiver would refuse', async () => {
