@@ -76,6 +76,8 @@ export interface LocalQueues {
   readonly port: number;
   /** How many messages the journal gave back at start (0 without a journal or with `fresh`). */
   readonly restored: number;
+  /** How many messages `fresh` deleted with the journal, dead-letter queue included (else 0). */
+  readonly discarded: number;
   /**
    * Stops listening and drops open connections. Queue contents live in this object, not in the
    * listener: {@link LocalQueues.listen} on the same object serves the same messages again.
@@ -129,12 +131,14 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
   for (const queue of queues) countOnlyVisibleMessages(queue);
   let journal: QueueJournal | undefined;
   let restored = 0;
+  let discarded = 0;
   if (options.stateDir !== undefined) {
-    if (options.fresh) QueueJournal.erase(options.stateDir);
-    const opened = QueueJournal.open(options.stateDir, {
+    const retention = {
       [QUEUE_NAME]: QUEUE_SETTINGS.retentionPeriodSeconds,
       [DLQ_NAME]: QUEUE_SETTINGS.deadLetterRetentionPeriodSeconds,
-    });
+    };
+    if (options.fresh) discarded = QueueJournal.erase(options.stateDir, retention);
+    const opened = QueueJournal.open(options.stateDir, retention);
     journal = opened.journal;
     restored = restoreMessages(queues, opened.messages);
     for (const queue of queues) journalChanges(queue, opened.journal);
@@ -162,6 +166,7 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
   service.PORT = port;
   return {
     restored,
+    discarded,
     endpoint: `http://${LOOPBACK}:${port}`,
     queueUrl: localQueueUrl(port, QUEUE_NAME),
     dlqUrl: localQueueUrl(port, DLQ_NAME),

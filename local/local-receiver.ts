@@ -1,6 +1,7 @@
 import { ensureWebhookSecret, type LocalWebhookSecret } from '../devkit/dotenv.js';
 import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
 import { ARCHIVE_STREAM, ENDPOINT_DIRECTORY_SECRET_ID } from '../lambda/contract/environment.js';
+import type { SourceAllowlist } from '../lambda/contract/source-allowlist.js';
 import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
 import { createHandler } from '../lambda/receiver/handler.js';
@@ -62,6 +63,8 @@ export interface LocalReceiver {
   readonly inspectorUrl: string | undefined;
   /** Environment variables this run removed because they conflict with a local run. */
   readonly ignored: readonly string[];
+  /** `ALLOWED_SOURCE_IPS` as the receiver reads it; `undefined` lets every source in. */
+  readonly allowedSources: SourceAllowlist | undefined;
   /** Stops the endpoint, then the queues, and closes the queues' journal. */
   close(): Promise<void>;
 }
@@ -197,6 +200,7 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
       })),
       inspectorUrl: servesInspector(options) ? `${origin}${INSPECTOR_PATH}` : undefined,
       ignored,
+      allowedSources: config.allowedSources,
       close: async () => {
         inspector?.close();
         await stopEach([() => webhook.close(), () => archive.close(), () => queues.shutdown()]);

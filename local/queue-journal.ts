@@ -80,10 +80,7 @@ export class QueueJournal {
   ): { journal: QueueJournal; messages: StoredMessage[] } {
     mkdirSync(dir, { recursive: true });
     const path = join(dir, JOURNAL_FILE);
-    const now = Date.now();
-    const messages = [...replay(readLines(path)).values()].filter(
-      (message) => message.sentTimestamp >= now - (retentionSeconds[message.queueName] ?? 0) * 1000,
-    );
+    const messages = retainedMessages(path, retentionSeconds);
     const compacted = `${path}.tmp`;
     const fd = openSync(compacted, 'w');
     if (messages.length > 0) {
@@ -95,9 +92,15 @@ export class QueueJournal {
     return { journal: new QueueJournal(fd), messages };
   }
 
-  /** Deletes the journal in `dir`: the next {@link QueueJournal.open} starts with empty queues. */
-  static erase(dir: string): void {
-    rmSync(join(dir, JOURNAL_FILE), { force: true });
+  /**
+   * Deletes the journal in `dir`: the next {@link QueueJournal.open} starts with empty queues.
+   * Returns how many messages it held, those {@link QueueJournal.open} would have given back.
+   */
+  static erase(dir: string, retentionSeconds: Readonly<Record<string, number>>): number {
+    const path = join(dir, JOURNAL_FILE);
+    const discarded = retainedMessages(path, retentionSeconds).length;
+    rmSync(path, { force: true });
+    return discarded;
   }
 
   /**
@@ -196,6 +199,17 @@ function readLines(path: string): string[] {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+}
+
+/** The journal's messages still within their queue's retention, in the order they were stored. */
+function retainedMessages(
+  path: string,
+  retentionSeconds: Readonly<Record<string, number>>,
+): StoredMessage[] {
+  const now = Date.now();
+  return [...replay(readLines(path)).values()].filter(
+    (message) => message.sentTimestamp >= now - (retentionSeconds[message.queueName] ?? 0) * 1000,
+  );
 }
 
 /** The messages a journal leaves in the queues, by id, in the order they were stored. */

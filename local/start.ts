@@ -8,9 +8,10 @@ import { DOTENV_FILE, readDotEnv } from '../devkit/dotenv.js';
 import { ToolError } from '../devkit/exit-status.js';
 import { LOCAL_PORTS } from '../devkit/local-run.js';
 import { parseToolArgs, processIo, runTool } from '../devkit/tool-io.js';
-import { type LocalEndpoint, type LocalReceiver, startLocalReceiver } from './local-receiver.js';
+import { type LocalReceiver, startLocalReceiver } from './local-receiver.js';
 import { watchParents } from './parent-watch.js';
-import { networkExposureWarnings, readStartConfig, type StartConfig } from './start-config.js';
+import { banner } from './start-banner.js';
+import { readStartConfig, type StartConfig } from './start-config.js';
 import { StateFolderBusyError } from './state-lock.js';
 
 const USAGE = `Usage: npm start [-- --fresh]
@@ -93,65 +94,6 @@ async function run(config: StartOptions): Promise<number> {
   return EXIT_STATUS[reason];
 }
 
-function banner(receiver: LocalReceiver, config: StartOptions, dotEnvPath: string): string {
-  const { queues, endpoints } = receiver;
-  const named = config.endpoints !== undefined;
-  const lines: string[] = [];
-  const generated = endpoints.filter(({ key }) => key.source === 'generated');
-  if (generated.length > 0) {
-    // The key itself stays in the file: a terminal is scrolled back, shared and recorded.
-    const variables = generated.map(({ key }) => key.variable).join(', ');
-    lines.push(
-      `Generated ${generated.length === 1 ? 'a signing key' : 'signing keys'} (${variables}) and saved ${generated.length === 1 ? 'it' : 'them'} to ${dotEnvPath}, readable by you only; the tools read ${generated.length === 1 ? 'it' : 'them'} there.`,
-      '',
-    );
-  }
-  const localKeys = named ? 'WEBHOOK_SECRET_<NAME> per endpoint of ENDPOINTS' : 'WEBHOOK_SECRET';
-  for (const name of receiver.ignored) {
-    lines.push(`Ignoring ${name}: the local run signs and verifies with ${localKeys}.`);
-  }
-  const keyOrigin = ({ key }: LocalEndpoint): string =>
-    `${key.variable} from ${key.source === 'environment' ? 'the environment' : dotEnvPath}`;
-  lines.push(
-    'Local webhook receiver is ready.',
-    ...endpoints.map((endpoint) =>
-      endpoint.name === undefined
-        ? row('Webhook URL', endpoint.url)
-        : row(`Endpoint ${endpoint.name}`, `${endpoint.url}  (key ${keyOrigin(endpoint)})`),
-    ),
-    row('Queue URL', queues.queueUrl),
-    row('DLQ URL', queues.dlqUrl),
-    row(
-      'Archive',
-      `${receiver.archive.endpoint}/${receiver.archive.bucket} (every answered call; personal data)`,
-    ),
-    ...(named ? [] : endpoints.map((endpoint) => row('Key', keyOrigin(endpoint)))),
-    ...(receiver.inspectorUrl === undefined ? [] : [row('Inspector', receiver.inspectorUrl)]),
-    row('Messages', describeRestored(queues.restored, config)),
-    '',
-    'Send a signed test booking (in another terminal):',
-    ...endpoints.map(({ name, url }) =>
-      name === undefined
-        ? `  npm run send -- --url ${url}`
-        : `  npm run send -- --endpoint ${name} --url ${url}`,
-    ),
-    'Then read what arrived in the queue:',
-    `  npm run consume -- --queue-url ${queues.queueUrl}`,
-  );
-  const exported = endpoints.filter(({ key }) => key.source === 'environment');
-  if (exported.length > 0) {
-    const variables = exported.map(({ key }) => key.variable).join(', ');
-    lines.push(`(send signs with ${variables}: export the same value in that terminal)`);
-  }
-  lines.push(...networkExposureWarnings(config), '', 'Press Ctrl-C to stop.');
-  return lines.join('\n');
-}
-
-/** One aligned line of the banner's list, e.g. `  Queue URL:    http://…`. */
-function row(label: string, value: string): string {
-  return `  ${`${label}:`.padEnd(13)} ${value}`;
-}
-
 /**
  * One clear line for the failures a user can fix: the state folder held by another start, a port
  * in use, a bad receiver setting.
@@ -171,12 +113,6 @@ function describeStartFailure(error: unknown, config: StartConfig): string {
     return `Port ${port} ${problem}: stop the other process or choose another port with ${variable}=<port> (0 = any free port)`;
   }
   return `Could not start the local receiver: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-function describeRestored(restored: number, config: StartOptions): string {
-  if (config.fresh) return `started empty (--fresh); kept in ${config.stateDir}`;
-  const earlier = restored === 1 ? '1 message' : `${restored} messages`;
-  return `${earlier} from earlier runs; kept in ${config.stateDir} (npm start -- --fresh empties it)`;
 }
 
 /** The first of: a stop signal, or the watch seeing npm (or the shell it ran) gone. */

@@ -43,6 +43,9 @@ describe('npm start with ALLOWED_SOURCE_IPS (end to end, as the README tries it)
     const detail = (await (await fetch(`${inspector}/${id}`)).json()) as DeliveryDetail;
 
     // Assess
+    expect(banner).toContain(
+      "  Allowlist:    203.0.113.0/24 only (ALLOWED_SOURCE_IPS): calls from other addresses are answered 403 source_not_allowed, this machine's own calls from 127.0.0.1 included",
+    );
     expect(sent.status).toBe(1);
     expect(sent.out[0]).toMatch(/-> 403 \{"error":"forbidden","reason":"source_not_allowed"\}$/);
     expect(listed.deliveries[0]).toMatchObject({ status: 403, reason: 'source_not_allowed' });

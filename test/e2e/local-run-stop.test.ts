@@ -138,6 +138,10 @@ describe('npm start (stopping)', () => {
     ]);
     expect(one.status).toBe(200);
     expect(freshBanner).toContain('started empty (--fresh)');
+    // The one booking sent after the three were consumed.
+    expect(freshBanner).toContain(
+      '  Discarded:    1 message from earlier runs (--fresh), dead-letter queue included',
+    );
     expect(afterFresh).toEqual([]);
   });
 });

@@ -88,4 +88,26 @@ describe('Class: QueueJournal', () => {
     expect(await waiter.done).toBeUndefined();
     expect(readFileSync(join(folder, 'journal.ndjson'), 'utf8')).toContain('"messageId":"m1"');
   });
+
+  it('erases the journal and counts the messages it held: not those deleted, nor those past retention', async () => {
+    // Prepare
+    const folder = join(dir(), 'erase');
+    const { journal } = QueueJournal.open(folder, RETENTION);
+    journal.put(message('kept-1'));
+    journal.put(message('kept-2'));
+    journal.put(message('consumed'));
+    journal.deleted('consumed');
+    journal.put({ ...message('expired'), sentTimestamp: Date.now() - 3_601_000 });
+    await whenDurable(journal).done;
+    await journal.close();
+
+    // Act
+    const discarded = QueueJournal.erase(folder, RETENTION);
+    const reopened = QueueJournal.open(folder, RETENTION);
+
+    // Assess
+    expect(discarded).toBe(2);
+    expect(reopened.messages).toEqual([]);
+    await reopened.journal.close();
+  });
 });
