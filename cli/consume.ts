@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   type Message,
   ReceiveMessageCommand,
@@ -22,6 +23,7 @@ import { withTimeout } from '../devkit/network.js';
 import { isLoopbackUrl, sqsClientFor } from '../devkit/sqs-client.js';
 import { terminalSafe } from '../devkit/terminal-text.js';
 import {
+  isClosedPipe,
   isEntryPoint,
   isHttpUrl,
   parseToolArgs,
@@ -30,6 +32,7 @@ import {
   type ToolIo,
   UsageError,
   urlWithoutPassword,
+  writeLine,
 } from '../devkit/tool-io.js';
 import { parseBookingEvent } from '../lambda/consumer/booking-event.js';
 
@@ -38,6 +41,14 @@ export class QueueDeleteError extends ToolError {
   /** @param message - how many messages SQS kept and its first reason */
   constructor(message: string) {
     super(message, EXIT_STATUS.refused);
+  }
+}
+
+/** `consume` could not write a message's line: it deleted only what it had written. */
+export class OutputError extends ToolError {
+  /** @param message - what could not be written and what became of the messages */
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super(message, EXIT_STATUS.refused, options);
   }
 }
 
@@ -125,11 +136,13 @@ async function consume(options: ConsumeOptions, io: ToolIo, stop: AbortSignal): 
         if (!options.follow || !(await pause(polling.idlePauseMs, stop))) break;
         continue;
       }
-      for (const message of messages) {
-        io.out(options.json ? formatJson(message) : formatPretty(message));
+      const written = await writeMessages(messages, options, io);
+      if (written.failure === undefined) {
+        await deleteMessages(queue, messages);
+        count += messages.length;
+        continue;
       }
-      await deleteMessages(queue, messages);
-      count += messages.length;
+      return await stopWriting(queue, messages, written.messages, written.failure, count);
     }
   } catch (error) {
     if (error instanceof ToolError) throw error;
@@ -196,6 +209,87 @@ async function pause(ms: number, stop: AbortSignal): Promise<boolean> {
   try {
     await sleep(ms, undefined, { signal: stop });
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes one line per message, each awaited, and stops at the first that cannot be written: the
+ * messages before it are the ones the reader has.
+ */
+async function writeMessages(
+  messages: readonly Message[],
+  options: ConsumeOptions,
+  io: ToolIo,
+): Promise<{ readonly messages: readonly Message[]; readonly failure?: unknown }> {
+  for (const [index, message] of messages.entries()) {
+    try {
+      await writeLine(io, options.json ? formatJson(message) : formatPretty(message));
+    } catch (failure) {
+      return { messages: messages.slice(0, index), failure };
+    }
+  }
+  return { messages };
+}
+
+/**
+ * Ends a run whose line could not be written: the messages whose lines were written are delivered
+ * and deleted, the others made visible again. A reader that went away (`| head`) ends it quietly.
+ *
+ * @param count - messages written and deleted before this batch
+ * @throws {OutputError} for any other write error
+ */
+async function stopWriting(
+  queue: Queue,
+  batch: readonly Message[],
+  written: readonly Message[],
+  failure: unknown,
+  count: number,
+): Promise<number> {
+  const unwritten = batch.slice(written.length);
+  const released = await release(queue, unwritten);
+  await deleteMessages(queue, written);
+  if (isClosedPipe(failure)) return EXIT_STATUS.ok;
+  const delivered = count + written.length;
+  throw new OutputError(
+    `Could not write the output (${describeWriteError(failure)}): stopped after ${delivered} message${delivered === 1 ? '' : 's'} written and deleted; ` +
+      (released
+        ? `the ${unwritten.length} not written are in the queue again`
+        : `the ${unwritten.length} not written return to the queue when their visibility timeout ends`),
+    { cause: failure },
+  );
+}
+
+/** `ENOSPC`, or the message of an error without a code. */
+function describeWriteError(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/**
+ * Makes received messages visible again at once, for the next reader; resolves `false` when the
+ * queue did not take that (they are then visible again when their visibility timeout ends).
+ */
+async function release(queue: Queue, messages: readonly Message[]): Promise<boolean> {
+  if (messages.length === 0) return true;
+  try {
+    const result = await withTimeout(
+      `Could not release messages in ${urlWithoutPassword(queue.url)}`,
+      queue.timeoutMs,
+      (abortSignal) =>
+        queue.client.send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: queue.url,
+            Entries: messages.map((message, index) => ({
+              Id: String(index),
+              ReceiptHandle: message.ReceiptHandle,
+              VisibilityTimeout: 0,
+            })),
+          }),
+          { abortSignal },
+        ),
+    );
+    return (result.Failed ?? []).length === 0;
   } catch {
     return false;
   }

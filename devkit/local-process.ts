@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/settings.js';
 import { WebhookReceiverError } from '../lambda/core/errors.js';
 import { LOCAL_PORTS } from './local-run.js';
+import { SDK_NODE_NOTICE_SWITCH } from './tool-io.js';
 
 /** An `npm start` of a tool's own that did not get ready, or printed an unexpected banner. */
 export class LocalProcessError extends WebhookReceiverError {}
@@ -104,7 +105,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
         ...Object.fromEntries(Object.values(LOCAL_PORTS).map(({ variable }) => [variable, '0'])),
         HOST: '127.0.0.1',
         WEBHOOK_SECRET: key,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        [SDK_NODE_NOTICE_SWITCH]: 'true',
         // As npm start runs it: tsx compiles in memory, writing no cache to the system temp folder.
         TSX_DISABLE_CACHE: '1',
       },

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { fstatSync, realpathSync, writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { EXIT_STATUS, ToolError, UsageError } from './exit-status.js';
@@ -13,6 +13,13 @@ export { UsageError };
 export interface ToolIo {
   /** Writes one line of results to stdout. */
   readonly out: (line: string) => void;
+  /**
+   * Writes one line of results to stdout and resolves once all of it is written (to the file,
+   * pipe or terminal), for a tool that must know what reached the reader before it acts on it;
+   * rejects with the write's error (`EPIPE` when the reader is gone). Without it, {@link writeLine}
+   * falls back to `out`, whose lines are then written at once (an in-memory capture).
+   */
+  readonly writeOut?: (line: string) => Promise<void>;
   /** Writes one line of diagnostics to stderr. */
   readonly err: (line: string) => void;
   /** Environment variables (`process.env`). */
@@ -28,20 +35,115 @@ export interface ToolIo {
 }
 
 /**
+ * The AWS SDK's documented switch for its notice that its versions published from January 2027
+ * require Node.js 22. The versions this project pins support Node.js 20 (their `engines`), and
+ * the README states the Node.js the project needs, so the tools do not print ten lines about
+ * versions they do not run.
+ */
+export const SDK_NODE_NOTICE_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
+
+/**
  * The real process's streams and environment. `npm run` starts scripts in the project directory
  * and passes the directory the user typed the command in as `INIT_CWD`: file arguments are
- * resolved against the latter, as the user expects.
+ * resolved against the latter, as the user expects. Turns the SDK's Node.js notice off (see
+ * {@link SDK_NODE_NOTICE_SWITCH}).
  */
 export function processIo(): ToolIo {
+  // Read when an SDK client is made, which every tool does after this; a value set stays.
+  process.env[SDK_NODE_NOTICE_SWITCH] ??= 'true';
+  const err = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
   return {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (line) => {
+      guardStdout(err);
+      process.stdout.write(`${line}\n`);
+    },
+    writeOut: (line) => {
+      guardStdout(err);
+      return writeStdout(`${line}\n`);
+    },
+    err,
     env: process.env,
     stdin: process.stdin,
     cwd: process.env.INIT_CWD ?? process.cwd(),
     projectDir: process.cwd(),
     networkTimeoutMs: NETWORK_TIMEOUT_MS,
   };
+}
+
+/**
+ * Writes `line` with `io.writeOut` when the tool runs with one, else with `io.out`.
+ *
+ * @returns once the line is written
+ * @throws the write's error (see {@link isClosedPipe})
+ */
+export async function writeLine(io: ToolIo, line: string): Promise<void> {
+  if (io.writeOut !== undefined) return io.writeOut(line);
+  io.out(line);
+}
+
+/** Whether a write failed because its reader went away (`| head` had read enough). */
+export function isClosedPipe(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+}
+
+/** A write error of stdout that a {@link writeStdout} caller was given, and handles itself. */
+let handedStdoutError: unknown;
+let stdoutGuarded = false;
+
+/**
+ * Stops the process when a line given to `out` cannot be written, instead of the stack trace of
+ * an unhandled 'error' event: quietly with status 0 when the reader went away (`| head`), else
+ * with one line on stderr and status 1 (a full disk, `> /dev/full`). Installed with the first
+ * line, so a test that only asks for {@link processIo} changes nothing in its own process.
+ */
+function guardStdout(err: (line: string) => void): void {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error === handedStdoutError) return;
+    if (isClosedPipe(error)) process.exit(EXIT_STATUS.ok);
+    err(`Could not write the output: ${error.code ?? error.message}`);
+    process.exit(EXIT_STATUS.refused);
+  });
+}
+
+/**
+ * Writes `text` to stdout and resolves once all of it is written. A file or device is written
+ * directly until every byte is taken (Node's file stream ignores a short write, which a nearly
+ * full disk makes, and would report a cut line as written); a pipe or terminal through
+ * `process.stdout`, whose callback comes once the whole text is written.
+ */
+function writeStdout(text: string): Promise<void> {
+  if (!stdoutIsDirect()) {
+    return new Promise((resolve, reject) => {
+      process.stdout.write(text, (error) => {
+        if (error === null || error === undefined) return resolve();
+        handedStdoutError = error;
+        reject(error);
+      });
+    });
+  }
+  const bytes = Buffer.from(text);
+  try {
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(1, bytes, offset);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return Promise.resolve();
+}
+
+let stdoutKind: 'direct' | 'stream' | undefined;
+
+/** Whether stdout is a file or a device other than a terminal, which Node writes synchronously. */
+function stdoutIsDirect(): boolean {
+  if (stdoutKind === undefined) {
+    const stats = fstatSync(1);
+    stdoutKind =
+      stats.isFile() || (stats.isCharacterDevice() && !process.stdout.isTTY) ? 'direct' : 'stream';
+  }
+  return stdoutKind === 'direct';
 }
 
 /**

@@ -222,6 +222,47 @@ describe('Function: main (consume)', () => {
     expect(second.out).toEqual([]);
   });
 
+  it.each([
+    [
+      'ENOSPC',
+      1,
+      [
+        /^Could not write the output \(ENOSPC\): stopped after 2 messages written and deleted; the 3 not written are in the queue again$/,
+      ],
+    ],
+    ['EPIPE', 0, []],
+  ] as const)(
+    'deletes only the lines it wrote when a write fails with %s',
+    async (code, status, err) => {
+      // Prepare
+      for (const id of ['100021', '100022', '100023', '100024', '100025']) {
+        await enqueue(fixedBooking(id));
+      }
+      const out: string[] = [];
+      const writeOut = async (line: string): Promise<void> => {
+        if (out.length === 2) throw Object.assign(new Error(`write ${code}`), { code });
+        out.push(line);
+      };
+
+      // Act
+      const result = await consume(['--queue-url', queues.queueUrl], { writeOut });
+
+      // Assess
+      expect(result.status).toBe(status);
+      expect(result.err).toEqual(err.map((line) => expect.stringMatching(line)));
+      expect(out).toHaveLength(2);
+      const left = await consume(['--queue-url', queues.queueUrl]);
+      expect(left.out).toHaveLength(3);
+      expect([...out, ...left.out].map((line) => /booking (\d+)/.exec(line)?.[1]).sort()).toEqual([
+        '100021',
+        '100022',
+        '100023',
+        '100024',
+        '100025',
+      ]);
+    },
+  );
+
   it('keeps receiving under --follow until stopped, then exits 0', async () => {
     // Prepare
     const stop = new AbortController();

@@ -21,6 +21,11 @@ export interface ToolRunOptions {
   readonly out?: string[];
   /** How long one network call may take (default: the tools' own `NETWORK_TIMEOUT_MS`). */
   readonly networkTimeoutMs?: number;
+  /**
+   * Writes of lines whose delivery the tool awaits (`writeOut`); a rejection plays a stdout that
+   * cannot be written. Default: none, so such lines go to `out`.
+   */
+  readonly writeOut?: (line: string) => Promise<void>;
 }
 
 /**
@@ -46,6 +51,7 @@ export async function runTool(
     cwd: options.cwd ?? process.cwd(),
     projectDir: options.cwd ?? process.cwd(),
     networkTimeoutMs: options.networkTimeoutMs ?? NETWORK_TIMEOUT_MS,
+    ...(options.writeOut === undefined ? {} : { writeOut: options.writeOut }),
   });
   return { status, out, err };
 }

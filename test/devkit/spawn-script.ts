@@ -16,6 +16,12 @@ export interface ScriptRun {
 }
 
 /**
+ * Where a script's stdout goes: captured (default), a file descriptor the test opened (e.g. of
+ * `/dev/full`), or a pipe whose reader has gone away, as after `| head`.
+ */
+export type ScriptStdout = 'captured' | 'closed-pipe' | { readonly fd: number };
+
+/**
  * Runs `cli/<name>.ts` as `npm run <name>` does (node with the tsx loader, in the project
  * directory), with only `PATH` and `env` in its environment, so nothing of the test's own
  * environment (a WEBHOOK_SECRET, say) leaks in.
@@ -23,26 +29,30 @@ export interface ScriptRun {
  * @param name - the script, e.g. `verify`
  * @param args - the arguments after `--`
  * @param env - extra environment variables
+ * @param stdout - where its stdout goes (`stdout` of the result is empty unless captured)
  */
 export function runScript(
   name: string,
   args: readonly string[],
   env: Record<string, string> = {},
+  stdout: ScriptStdout = 'captured',
 ): Promise<ScriptRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', `cli/${name}.ts`, ...args], {
     cwd: ROOT,
     env: toolEnvironment(env),
+    stdio: ['pipe', typeof stdout === 'object' ? stdout.fd : 'pipe', 'pipe'],
   });
-  const stdout: Buffer[] = [];
+  const output: Buffer[] = [];
   const stderr: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  if (stdout === 'closed-pipe') child.stdout?.destroy();
+  else child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (status) =>
       resolve({
         status,
-        stdout: Buffer.concat(stdout).toString('utf8'),
+        stdout: Buffer.concat(output).toString('utf8'),
         stderr: Buffer.concat(stderr).toString('utf8'),
       }),
     );
