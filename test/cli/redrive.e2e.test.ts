@@ -9,9 +9,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main, type RedriveOptions, redrive } from '../../cli/redrive.js';
+import { main } from '../../cli/redrive.js';
 import { EXIT_STATUS } from '../../devkit/exit-status.js';
 import { NETWORK_TIMEOUT_MS } from '../../devkit/network.js';
+import { type RedriveOptions, redrive } from '../../devkit/redrive-core.js';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
 import type { ToolIo } from '../../devkit/tool-io.js';
 import { type LocalQueues, startLocalQueues } from '../../local/local-queues.js';
