@@ -6,6 +6,15 @@ import { costSection } from './cost.js';
 import { footprintSection } from './footprint.js';
 import { handlerSection, logsSection } from './handler.js';
 import { inspectorSection } from './inspector.js';
+import {
+  consoleText,
+  drawnFiles,
+  parseBenchArgs,
+  resultBlocks,
+  resultsText,
+  sectionBlock,
+  WRITE_FLAG,
+} from './report.js';
 import type { BenchSection, BenchTable } from './section.js';
 import { throughputSection } from './throughput.js';
 import { verifySection } from './verify.js';
@@ -26,92 +35,52 @@ const SECTIONS: readonly BenchSection[] = [
   // After the handler and cold-start sections: it reuses their measurements.
   capacitySection,
 ];
-const RESULTS_FILE = new URL('./results.md', import.meta.url);
+const ROOT = new URL('../', import.meta.url);
+const RESULTS_FILE = 'bench/results.md';
 const MACHINE = `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}`;
+const NAMES = SECTIONS.map((section) => section.name);
 
-// Each section's block in results.md starts with this line, so running some sections
-// (`npm run bench -- verify`) replaces their blocks and keeps the others' last results.
-function sectionMarker(name: string): string {
-  return `<!-- bench section: ${name} -->`;
-}
+const USAGE = `Usage: npm run bench [-- [SECTION ...] [${WRITE_FLAG}]]
 
-async function previousBlocks(): Promise<Map<string, string>> {
-  const text = await readFile(RESULTS_FILE, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return '';
-    throw error;
-  });
-  const blocks = new Map<string, string>();
-  for (const [, name = '', body = ''] of text.matchAll(
-    /<!-- bench section: (\S+) -->\n([\s\S]*?)(?=<!-- bench section: |$)/g,
-  )) {
-    blocks.set(name, `${sectionMarker(name)}\n${body.trimEnd()}`);
-  }
-  return blocks;
-}
+Measures the receiver and prints the results; with section names, runs only those. Sections:
+${NAMES.join(', ')}.
 
-function toMarkdown(table: BenchTable): string {
-  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-  const measured = `Measured on ${new Date().toISOString().slice(0, 10)}, ${MACHINE}.`;
-  return [
-    `## ${table.title}`,
-    '',
-    measured,
-    '',
-    line(table.columns),
-    line(table.columns.map(() => '---')),
-    ...table.rows.map(line),
-    ...(table.notes.length > 0 ? ['', ...table.notes.map((note) => `- ${note}`)] : []),
-  ].join('\n');
-}
-
-function toConsole(table: BenchTable): string {
-  const widths = table.columns.map((column, index) =>
-    Math.max(column.length, ...table.rows.map((row) => (row[index] ?? '').length)),
-  );
-  const line = (cells: readonly string[]): string =>
-    cells.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join('  ');
-  return [table.title, line(table.columns), ...table.rows.map(line), ''].join('\n');
-}
-
-const USAGE = `Usage: npm run bench [-- SECTION ...]
-
-Measures the receiver and writes bench/results.md; with section names, runs only those and keeps
-the other sections' last results. Sections: ${SECTIONS.map((section) => section.name).join(', ')}.
-
+  ${WRITE_FLAG}  also write them: the sections run replace their blocks in ${RESULTS_FILE} (the
+           others keep their last results), and the files they draw (the cost section's
+           docs/cost-chart.svg) are rewritten
   --help   show this help`;
 
-const wanted = process.argv.slice(2);
-if (wanted.includes('--help') || wanted.includes('-h')) {
+const args = parseBenchArgs(process.argv.slice(2), NAMES);
+if (args.kind === 'help') {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-const unknownFlag = wanted.find((argument) => argument.startsWith('-'));
-if (unknownFlag !== undefined) {
-  process.stderr.write(`bench: unknown option '${unknownFlag}'\n\n${USAGE}\n`);
+if (args.kind === 'usage-error') {
+  process.stderr.write(`bench: ${args.message}\n${args.withUsage ? `\n${USAGE}\n` : ''}`);
   process.exit(2);
 }
-const selected = SECTIONS.filter((section) => wanted.length === 0 || wanted.includes(section.name));
-if (selected.length === 0) {
-  process.stderr.write(
-    `bench: no section named ${wanted.join(', ')}; known: ${SECTIONS.map((s) => s.name).join(', ')}\n`,
-  );
-  process.exit(2);
-}
-const blocks = await previousBlocks();
-for (const section of selected) {
+const measured = { date: new Date().toISOString().slice(0, 10), machine: MACHINE };
+const blocks = resultBlocks(await readResults());
+const drawn: BenchTable[] = [];
+for (const section of SECTIONS.filter(({ name }) => args.sections.includes(name))) {
   const result = await section.run();
   const tables: readonly BenchTable[] = Array.isArray(result) ? result : [result];
-  for (const table of tables) {
-    process.stdout.write(`${toConsole(table)}\n`);
-  }
-  blocks.set(
-    section.name,
-    `${sectionMarker(section.name)}\n${tables.map(toMarkdown).join('\n\n')}`,
-  );
+  for (const table of tables) process.stdout.write(`${consoleText(table)}\n`);
+  blocks.set(section.name, sectionBlock(section.name, tables, measured));
+  drawn.push(...tables);
 }
-const header = `# Benchmark results\n\nWritten by \`npm run bench\`; each section says when and where it was measured.`;
-const kept = SECTIONS.flatMap((section) => blocks.get(section.name) ?? []);
-await writeFile(RESULTS_FILE, `${[header, ...kept].join('\n\n')}\n`);
-process.stdout.write(
-  `Written to bench/results.md (${selected.map((s) => s.name).join(', ')}; ${MACHINE})\n`,
-);
+const files = [{ path: RESULTS_FILE, text: resultsText(blocks, NAMES) }, ...drawnFiles(drawn)];
+const paths = files.map(({ path }) => path).join(', ');
+if (args.write) {
+  for (const { path, text } of files) await writeFile(new URL(path, ROOT), text);
+  process.stdout.write(`Written to ${paths} (${args.sections.join(', ')}; ${MACHINE})\n`);
+} else {
+  process.stdout.write(`Not written: ${WRITE_FLAG} would update ${paths}\n`);
+}
+
+async function readResults(): Promise<string> {
+  return readFile(new URL(RESULTS_FILE, ROOT), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  });
+}
