@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { MAX_BODY_BYTES_LIMIT } from '../lambda/contract/settings.js';
+import { readFileUpTo } from './bounded-read.js';
 import { UsageError } from './tool-io.js';
 
 /** The current time as whole Unix seconds, the unit of `t` in `Service-Signature`. */
@@ -108,12 +109,14 @@ export function wholeCountOption(
 }
 
 /**
- * The exact bytes of a file named by an option, e.g. the body of a webhook call.
+ * The exact bytes of a body file named by an option (`--file`, `--body-file`), up to the largest
+ * body any receiver accepts ({@link MAX_BODY_BYTES_LIMIT}, the most `MAX_BODY_BYTES` allows): a
+ * larger file is refused without being read further, so `/dev/zero` costs 500 KB, not the disk.
  *
  * @param flag - the option as typed, for messages, e.g. `--body-file`
  * @param path - the option's value, relative to `cwd`; `undefined` when the option is absent
  * @param cwd - the user's directory
- * @throws {UsageError} when the option is absent or the file cannot be read
+ * @throws {UsageError} when the option is absent, the file cannot be read, or it is too large
  */
 export async function readFileOption(
   flag: string,
@@ -121,11 +124,18 @@ export async function readFileOption(
   cwd: string,
 ): Promise<Buffer> {
   if (path === undefined) throw new UsageError(`${flag} is required`);
+  let bytes: Buffer | 'too-large';
   try {
-    return await readFile(resolve(cwd, path));
+    bytes = await readFileUpTo(resolve(cwd, path), MAX_BODY_BYTES_LIMIT);
   } catch (error) {
     throw new UsageError(
       `cannot read ${flag} ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
+  if (bytes === 'too-large') {
+    throw new UsageError(
+      `${flag} ${path} holds more than ${MAX_BODY_BYTES_LIMIT} bytes, the largest body a receiver accepts (MAX_BODY_BYTES is at most ${MAX_BODY_BYTES_LIMIT})`,
+    );
+  }
+  return bytes;
 }

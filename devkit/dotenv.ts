@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, chmod, readFile } from 'node:fs/promises';
 import { LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
+import { describeReadError, readFileUpTo } from './bounded-read.js';
 import { EXIT_STATUS, ToolError } from './exit-status.js';
 
 /** The `.env` file of the local run, relative to the working directory (`npm` runs scripts in the project root). */
@@ -116,37 +117,48 @@ function parseValue(
 }
 
 /**
- * A dotenv file that cannot be read: which line and why (exit 3, as no key is known). Nothing is
- * written to it while it is unreadable, so a key it holds is never replaced by a new one.
+ * A dotenv file that cannot be read: which line and why, or why not at all (a directory, no
+ * permission, too large); exit 3, as no key is known. Nothing is written to it while it is
+ * unreadable, so a key it holds is never replaced by a new one.
  */
 export class DotEnvError extends ToolError {
   /**
    * @param path - the file
-   * @param line - the first line that cannot be read
+   * @param line - the first line that cannot be read; `undefined` when the file cannot be read
    * @param reason - why, never a value from the file
    */
-  constructor(path: string, line: number, reason: string) {
-    super(`cannot read ${path}, line ${line}: ${reason}`, EXIT_STATUS.noKey);
+  constructor(path: string, line: number | undefined, reason: string) {
+    super(
+      `cannot read ${path}${line === undefined ? '' : `, line ${line}`}: ${reason}`,
+      EXIT_STATUS.noKey,
+    );
   }
 }
+
+/** The largest `.env` read: a few keys and settings take a few hundred bytes. */
+export const DOTENV_MAX_BYTES = 1024 * 1024;
 
 /**
  * Reads the variables of a dotenv file with {@link parseDotEnv}. A missing file is an empty set,
  * not an error: a fresh clone has none.
  *
- * @throws {DotEnvError} naming the line and the reason when a line cannot be read
+ * @throws {DotEnvError} naming the line and the reason when a line cannot be read, or the reason
+ *   when the file cannot be read (a directory, no permission, over {@link DOTENV_MAX_BYTES})
  */
 export async function readDotEnvVariables(
   path: string,
 ): Promise<ReadonlyMap<string, DotEnvVariable>> {
-  let text: string;
+  let bytes: Buffer | 'too-large';
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFileUpTo(path, DOTENV_MAX_BYTES);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw error;
+    throw new DotEnvError(path, undefined, describeReadError(error));
   }
-  const parsed = parseDotEnv(text);
+  if (bytes === 'too-large') {
+    throw new DotEnvError(path, undefined, `it holds more than ${DOTENV_MAX_BYTES} bytes`);
+  }
+  const parsed = parseDotEnv(bytes.toString('utf8'));
   if (!parsed.ok) throw new DotEnvError(path, parsed.line, parsed.reason);
   return parsed.variables;
 }

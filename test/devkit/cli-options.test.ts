@@ -9,6 +9,7 @@ import {
   wholeSecondsOption,
 } from '../../devkit/cli-options.js';
 import { UsageError } from '../../devkit/tool-io.js';
+import { MAX_BODY_BYTES_LIMIT } from '../../lambda/contract/settings.js';
 
 describe('Function: wholeSecondsOption', () => {
   it('reads decimal digits and falls back when the option is absent', () => {
@@ -125,9 +126,26 @@ describe('Function: readFileOption', () => {
     expect([...bytes]).toEqual([0x7b, 0x7d, 0x0a]);
   });
 
+  it('reads a body of the largest size a receiver accepts', async () => {
+    // Prepare
+    await writeFile(join(dir, 'largest.json'), Buffer.alloc(MAX_BODY_BYTES_LIMIT, 0x20));
+
+    // Act
+    const bytes = await readFileOption('--body-file', 'largest.json', dir);
+
+    // Assess
+    expect(bytes.byteLength).toBe(MAX_BODY_BYTES_LIMIT);
+  });
+
   it.each([
     ['the option is absent', undefined, '--body-file is required'],
     ['the file does not exist', 'missing.json', 'cannot read --body-file missing.json (ENOENT)'],
+    ['the file is a directory', '.', 'cannot read --body-file . (EISDIR)'],
+    [
+      'the file holds more than a receiver accepts',
+      '/dev/zero',
+      `--body-file /dev/zero holds more than ${MAX_BODY_BYTES_LIMIT} bytes, the largest body a receiver accepts`,
+    ],
   ])('throws a UsageError when %s', async (_, path, message) => {
     // Act
     const reading = readFileOption('--body-file', path, dir);

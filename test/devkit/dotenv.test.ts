@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   appendDotEnv,
+  DOTENV_MAX_BYTES,
   DotEnvError,
   ensureWebhookSecret,
   findWebhookSecret,
@@ -127,6 +128,31 @@ describe('Function: parseDotEnv', () => {
 });
 
 describe('Function: readDotEnv (refusing)', () => {
+  it.each([
+    ['a directory', () => mkdir(dotEnvPath), 'it is a directory (EISDIR)'],
+    [
+      'larger than a .env can be',
+      () => writeFile(dotEnvPath, `# ${'x'.repeat(DOTENV_MAX_BYTES)}\n`),
+      `it holds more than ${DOTENV_MAX_BYTES} bytes`,
+    ],
+  ])(
+    'throws a DotEnvError (exit 3) naming the file and why when it is %s',
+    async (_, make, why) => {
+      // Prepare
+      await make();
+
+      // Act
+      const reading = readDotEnv(dotEnvPath);
+
+      // Assess
+      await expect(reading).rejects.toThrow(DotEnvError);
+      await expect(reading).rejects.toMatchObject({
+        exitStatus: 3,
+        message: `cannot read ${dotEnvPath}: ${why}`,
+      });
+    },
+  );
+
   it('throws a DotEnvError (exit 3) naming the file, the line and the reason', async () => {
     // Prepare: the finding: a line without = that Node's parser glues to the next variable
     await writeFile(dotEnvPath, 'oops\nWEBHOOK_SECRET=abc\n');
