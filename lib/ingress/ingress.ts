@@ -1,3 +1,4 @@
+import { Names } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -15,6 +16,15 @@ export function webhookPaths(settings: ReceiverSettings): string[] {
   return settings.endpoints.length === 0
     ? [WEBHOOK_ROUTE]
     : settings.endpoints.map(({ name }) => webhookPath(name).slice(1));
+}
+
+/**
+ * The name of the API in `scope`: the stack's name, the construct's path and a hash of it, so
+ * that two receivers of one account never share one (REST API metrics, and so the 5xx alarm, are
+ * keyed by the name), and the console shows which deployment an API belongs to.
+ */
+export function apiName(scope: Construct): string {
+  return Names.uniqueResourceName(scope, { maxLength: 128, separator: '-' });
 }
 
 /**

@@ -1,26 +1,35 @@
-import { Duration, Names } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
-import { webhookPath } from '../../lambda/contract/endpoints.js';
+import { WEBHOOK_ROUTE, webhookPath } from '../../lambda/contract/endpoints.js';
 import { createLogGroup } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { apiGatewayAccount } from './api-gateway-account.js';
 import { mapRestApiDomain } from './custom-domain.js';
-import { ACCESS_LOG_FORMAT, type IngressFactory, webhookPaths } from './ingress.js';
+import { ACCESS_LOG_FORMAT, apiName, type IngressFactory } from './ingress.js';
 
 /**
- * A regional REST API: `POST /webhook` (or `POST /webhook/<name>` per named endpoint) proxied to
- * the receiver, a throttled stage with JSON access logs and error-only execution logs, X-Ray when
- * tracing is on, the web ACL of `webAclArn` associated with the stage when given, a resource
- * policy admitting only `allowedSourceIps` when given, and the custom domain of `domainName`.
+ * The REST API's one resource for every named endpoint. API Gateway's control plane takes about
+ * five resource or method creations a second per account, and CloudFormation creates all the
+ * resources it may at once: one resource and method per endpoint failed deploys with "Too Many
+ * Requests" at a hundred endpoints. The receiver reads the name from the path and answers 404
+ * for one it does not serve.
+ */
+const ENDPOINT_PATH = `${WEBHOOK_ROUTE}/{endpoint}`;
+
+/**
+ * A regional REST API: `POST /webhook` (or `POST /webhook/{endpoint}`, one method for every named
+ * endpoint) proxied to the receiver, a throttled stage with JSON access logs and error-only
+ * execution logs, X-Ray when tracing is on, the web ACL of `webAclArn` associated with the stage
+ * when given, a resource policy admitting only `allowedSourceIps` when given, and the custom
+ * domain of `domainName`.
  */
 export const createRestApi: IngressFactory = (scope, settings, receiverFunction) => {
   const accessLogGroup = createLogGroup(scope, 'AccessLogs', settings.logRetention);
   const api = new apigateway.RestApi(scope, 'Api', {
-    // Unique in the account: API Gateway metrics (and so the 5xx alarm) are keyed by this name.
-    restApiName: Names.uniqueResourceName(scope, { maxLength: 128, separator: '-' }),
+    restApiName: apiName(scope),
     description: 'Receives signed webhooks from the booking service',
     endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
     disableExecuteApiEndpoint: settings.disableDefaultEndpoint,
@@ -32,7 +41,9 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
       throttlingBurstLimit: settings.throttleBurstLimit,
       accessLogDestination: new apigateway.LogGroupLogDestination(accessLogGroup),
       accessLogFormat: ACCESS_LOG_FORMAT,
-      metricsEnabled: true,
+      // No per-method detailed metrics: the alarms and the dashboard read the API's own metrics
+      // (by ApiName), and CloudWatch bills each detailed metric of each method.
+      metricsEnabled: false,
       // Errors only, and never request bodies: payloads carry the booking user's name and e-mail.
       loggingLevel: apigateway.MethodLoggingLevel.ERROR,
       dataTraceEnabled: false,
@@ -47,15 +58,13 @@ export const createRestApi: IngressFactory = (scope, settings, receiverFunction)
     // Execution logs need the account's logging role in place before the stage turns them on.
     api.deploymentStage.node.addDependency(apiGatewayAccount(scope));
   }
-  // With named endpoints, one invoke permission for the whole API rather than two per method:
-  // each is a statement of the function's resource policy, which is limited to 20 KB.
+  // With named endpoints, one invoke permission for the whole API, as the HTTP API has.
   const integration = new apigateway.LambdaIntegration(receiverFunction, {
     proxy: true,
     scopePermissionToMethod: settings.endpoints.length === 0,
   });
-  for (const path of webhookPaths(settings)) {
-    api.root.resourceForPath(path).addMethod('POST', integration);
-  }
+  const path = settings.endpoints.length === 0 ? WEBHOOK_ROUTE : ENDPOINT_PATH;
+  api.root.resourceForPath(path).addMethod('POST', integration);
   // RestApi always adds an output with the stage's base URL; registering that URL instead of
   // the /webhook one would send every delivery to a 403.
   api.node.tryRemoveChild('Endpoint');

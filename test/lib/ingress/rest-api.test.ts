@@ -1,8 +1,18 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_NAME } from '../../../lambda/contract/endpoints.js';
+import { buildApp } from '../../../lib/app.js';
 import { InvalidWebhookReceiverPropsError } from '../../../lib/receiver-settings.js';
+import { appProps, SKIP_BUNDLING } from '../cdk-app.js';
+import { countsPerDepth } from '../dependency-depth.js';
 import { type Synthesized, synthesize } from '../synthesize.js';
+
+/**
+ * The most API Gateway resources and methods one deployment may ask to create at once: its
+ * control plane takes about five such requests a second per account (aws-cdk issue 15573).
+ */
+const MAX_API_GATEWAY_CREATES_AT_ONCE = 10;
 
 const WEB_ACL_ARN =
   'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/booking-hooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
@@ -72,7 +82,33 @@ describe('Function: createRestApi (ingress rest-api)', () => {
     }
   });
 
-  it('throttles the stage, logs access as JSON, turns metrics on and logs errors without bodies', () => {
+  it('serves every named endpoint with one POST /webhook/{endpoint} method, whatever their number', () => {
+    // Prepare: 100 endpoints, as `cdk synth -c ingress=rest-api -c endpoints=…` builds them.
+    const names = Array.from({ length: 100 }, (_, index) => `endpoint-${index}`);
+    const app = buildApp(
+      appProps({ ...SKIP_BUNDLING, ingress: 'rest-api', endpoints: names.join(',') }),
+    );
+
+    // Act
+    const { Resources } = app.synth().getStackByName(DEFAULT_STACK_NAME).template;
+    const apiGateway = ['AWS::ApiGateway::Resource', 'AWS::ApiGateway::Method'];
+    const perDepth = countsPerDepth(Resources, apiGateway);
+    const paths = Object.values(
+      Resources as Record<string, { Type: string; Properties: { PathPart?: string } }>,
+    )
+      .filter(({ Type }) => Type === 'AWS::ApiGateway::Resource')
+      .map(({ Properties }) => Properties.PathPart);
+
+    // Assess
+    expect(perDepth[0]?.count).toBeLessThanOrEqual(MAX_API_GATEWAY_CREATES_AT_ONCE);
+    expect(paths).toEqual(['webhook', '{endpoint}']);
+    expect(perDepth.reduce((sum, { count }) => sum + count, 0)).toBe(3);
+    console.info(
+      `rest-api, 100 endpoints: API Gateway resources and methods per dependency depth ${JSON.stringify(perDepth)}`,
+    );
+  });
+
+  it('throttles the stage, logs access as JSON, keeps detailed metrics off and logs errors without bodies', () => {
     // Prepare
     const { template, receiver, id } = standard;
 
@@ -84,7 +120,7 @@ describe('Function: createRestApi (ingress rest-api)', () => {
           ResourcePath: '/*',
           ThrottlingRateLimit: 300,
           ThrottlingBurstLimit: 600,
-          MetricsEnabled: true,
+          MetricsEnabled: false,
           LoggingLevel: 'ERROR',
           DataTraceEnabled: false,
         },
