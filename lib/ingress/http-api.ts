@@ -3,10 +3,10 @@ import * as apigatewayv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { webhookPath } from '../../lambda/contract/endpoints.js';
-import { createLogGroup } from '../log-group.js';
+import { createLogGroup, VENDED_LOGS_PREFIX } from '../log-group.js';
 import { acknowledgeNagFindings } from '../nag.js';
 import { mapHttpApiDomain } from './custom-domain.js';
-import { ACCESS_LOG_FORMAT, type IngressFactory, webhookPaths } from './ingress.js';
+import { ACCESS_LOG_FORMAT, apiName, type IngressFactory, webhookPaths } from './ingress.js';
 
 /**
  * An API Gateway HTTP API: route `POST /webhook` (or `POST /webhook/<name>` per named endpoint)
@@ -14,13 +14,24 @@ import { ACCESS_LOG_FORMAT, type IngressFactory, webhookPaths } from './ingress.
  * and logging access as JSON, and the custom domain of `domainName` mapped to that stage.
  */
 export const createHttpApi: IngressFactory = (scope, settings, receiverFunction) => {
-  const accessLogGroup = createLogGroup(scope, 'AccessLogs', settings.logRetention);
+  const name = apiName(scope);
   const api = new apigatewayv2.HttpApi(scope, 'Api', {
+    apiName: name,
     description: 'Receives signed webhooks from the booking service',
     // The stage is created below, with throttling and access logs, which the default one lacks.
     createDefaultStage: false,
     disableExecuteApiEndpoint: settings.disableDefaultEndpoint,
   });
+  // Under /aws/vendedlogs/: API Gateway adds each access log group to the account's CloudWatch
+  // Logs resource policy, whose size is capped; near the cap CloudWatch Logs admits the prefix
+  // as a whole, and any other name then fails the stage. The API's id makes the name new with
+  // each API, so a group kept by an earlier `cdk destroy` never blocks the next deploy.
+  const accessLogGroup = createLogGroup(
+    scope,
+    'AccessLogs',
+    settings.logRetention,
+    `${VENDED_LOGS_PREFIX}apigateway/${name}/${api.apiId}`,
+  );
   const stage = new apigatewayv2.HttpStage(scope, 'ApiStage', {
     httpApi: api,
     stageName: '$default',

@@ -1,6 +1,10 @@
-import { Match } from 'aws-cdk-lib/assertions';
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { VENDED_LOGS_PREFIX } from '../../../lib/log-group.js';
+import { WebhookReceiver } from '../../../lib/webhook-receiver.js';
+import { templateTestApp } from '../cdk-app.js';
 import { type Synthesized, synthesize } from '../synthesize.js';
 
 describe('Function: createHttpApi (ingress http-api, the default)', () => {
@@ -79,6 +83,43 @@ describe('Function: createHttpApi (ingress http-api, the default)', () => {
     expect(configured.resource(configured.receiver.accessLogGroup).Properties.RetentionInDays).toBe(
       7,
     );
+  });
+
+  it("names the access log group under /aws/vendedlogs/ after the stack and the API's id, which a redeploy after cdk destroy changes", () => {
+    // Prepare
+    const { resource, receiver, id } = defaults;
+
+    // Act
+    const group = resource(receiver.accessLogGroup);
+    const [prefix, apiId] = group.Properties.LogGroupName['Fn::Join'][1];
+
+    // Assess: the group outlives the stack, so only a new API id keeps the next deploy's name free.
+    expect(prefix).toMatch(
+      new RegExp(`^${VENDED_LOGS_PREFIX}apigateway/TestStack-Receiver-\\w+/$`),
+    );
+    expect(apiId).toEqual({ Ref: id(receiver.api) });
+    expect(group).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it("names the API after its stack and construct, unlike another receiver's", () => {
+    // Prepare
+    const stack = new Stack(templateTestApp(), 'BookingHooks');
+    new WebhookReceiver(stack, 'Eu', {});
+    new WebhookReceiver(stack, 'Us', {});
+
+    // Act
+    const names = Object.values(
+      Template.fromStack(stack).findResources('AWS::ApiGatewayV2::Api'),
+    ).map((api) => api.Properties.Name);
+
+    // Assess
+    expect(names).toEqual([
+      expect.stringMatching(/^BookingHooks-Eu-\w+$/),
+      expect.stringMatching(/^BookingHooks-Us-\w+$/),
+    ]);
+    defaults.template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      Name: Match.stringLikeRegexp('^TestStack-Receiver-'),
+    });
   });
 
   it('gives the full URL of the route and alarms on the API 5xx count', () => {
