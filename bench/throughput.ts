@@ -12,12 +12,8 @@ import { STAGE_THROTTLE_DEFAULTS } from '../lambda/contract/capacity-settings.js
 import { signPayload } from '../lambda/core/index.js';
 import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
 import { responseFromOutcome } from '../lambda/receiver/api-gateway.js';
-import {
-  DEFAULT_WARM_UP_SECONDS,
-  type HostileMixRun,
-  receiverSettings,
-  runHostileMix,
-} from '../loadtest/run.js';
+import { type HostileMixRun, runHostileMix } from '../loadtest/hostile-mix.js';
+import { DEFAULT_WARM_UP_SECONDS, receiverSettings } from '../loadtest/options.js';
 import {
   type CpuBreakdown,
   type CpuPart,

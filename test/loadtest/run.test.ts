@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayBuildAhead } from '../../loadtest/run.js';
+import { mayBuildAhead } from '../../loadtest/hostile-mix.js';
 
 describe('Function: mayBuildAhead', () => {
   it.each([
