@@ -11,15 +11,13 @@ import {
   forgedFloodCostPerHourUsd,
   type Limit,
   nearestLimit,
-  QUOTAS,
-  type Quota,
   type Scenario,
   type ScenarioPricing,
   type ScenarioResult,
   scenarioCostUsd,
-  simulate,
   steadyScenario,
 } from './capacity-model.js';
+import { simulate } from './capacity-simulation.js';
 import { measureColdStart } from './cold-start.js';
 import {
   accessLogBytesPerCall,
@@ -41,6 +39,7 @@ import {
   measureHandler,
 } from './handler.js';
 import { PRICES } from './prices.js';
+import { QUOTAS, type Quota } from './quotas.js';
 import type { BenchSection, BenchTable } from './section.js';
 
 const INGRESSES: readonly PricedIngress[] = ['http-api', 'rest-api', 'function-url'];

@@ -1,6 +1,6 @@
 /**
  * AWS list prices used by `npm run bench -- cost`: US East (N. Virginia), on-demand, free tiers not
- * subtracted, as published on the pages below when read on 2026-11-24. Each price names its page;
+ * subtracted, as published on the pages below when read on `date`. Each price names its page;
  * update the date with the figures.
  */
 export const PRICES = {
@@ -26,12 +26,11 @@ export const PRICES = {
   cloudWatchPerAlarmMonth: 0.1,
   /**
    * DynamoDB Standard table class, on-demand: per million write request units (one per write of
-   * an item up to 1 KB). Half the earlier $1.25 since AWS's on-demand price reduction, effective
-   * 2024-11-01.
+   * an item up to 1 KB), after the on-demand reduction its source names.
    */
   dynamoDbOnDemandPerMillionWrites: 0.625,
   /**
-   * Firehose Direct PUT ingestion (this and the two S3 prices added 2026-11-27 for the archive), first 500 TB a month; each record is rounded up to a multiple
+   * Firehose Direct PUT ingestion, first 500 TB a month; each record is rounded up to a multiple
    * of 5 KB before it is counted.
    */
   firehoseDirectPutPerGbIngested: 0.029,

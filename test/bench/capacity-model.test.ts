@@ -8,15 +8,15 @@ import {
   type DeployedReceiver,
   forgedCallsPerSecond,
   nearestLimit,
-  QUOTAS,
   type ScenarioPricing,
   type ScenarioResult,
   scenarioCostUsd,
-  simulate,
   steadyScenario,
 } from '../../bench/capacity-model.js';
+import { simulate } from '../../bench/capacity-simulation.js';
 import type { CostInputs } from '../../bench/cost-model.js';
 import { PRICES } from '../../bench/prices.js';
+import { QUOTAS } from '../../bench/quotas.js';
 import { STAGE_THROTTLE_DEFAULTS } from '../../lambda/contract/capacity-settings.js';
 
 /** A receiver whose only tight limit is the one a test sets. */
