@@ -1,4 +1,4 @@
-import type { CostEstimate } from './cost-model.js';
+import type { CostEstimate } from './cost-line.js';
 
 /** One bar of the chart: a front door with one set of options, and its bill. */
 export interface CostBar {

@@ -1,3 +1,4 @@
+import { bill, type CostEstimate, type CostLine, costLine, perMillion } from './cost-line.js';
 import { PRICES } from './prices.js';
 
 export { PRICES } from './prices.js';
@@ -75,42 +76,6 @@ export interface CostInputs {
   readonly idempotencyWritesPerRecord: number;
 }
 
-/** One line of the bill. */
-export interface CostLine {
-  readonly component: string;
-  /** How much of the priced unit is used, e.g. 1,000,000 requests or 26,000 GB-seconds. */
-  readonly quantity: number;
-  readonly unit: string;
-  /** Price of one `unit`, in USD. */
-  readonly unitPriceUsd: number;
-  /** The price as the price list quotes it, e.g. `$3.50 per million calls`. */
-  readonly listPrice: string;
-  readonly usd: number;
-}
-
-/** A bill: its lines and their sum. */
-export interface CostEstimate {
-  readonly lines: readonly CostLine[];
-  readonly totalUsd: number;
-}
-
-function line(
-  component: string,
-  quantity: number,
-  unit: string,
-  unitPriceUsd: number,
-  listPrice: string,
-): CostLine {
-  return { component, quantity, unit, unitPriceUsd, listPrice, usd: quantity * unitPriceUsd };
-}
-
-const perMillion = (price: number, units: string): string =>
-  `$${price.toFixed(2)} per million ${units}`;
-
-function bill(lines: CostLine[]): CostEstimate {
-  return { lines, totalUsd: lines.reduce((sum, { usd }) => sum + usd, 0) };
-}
-
 const FRONT_DOOR: Record<
   PricedIngress,
   {
@@ -129,12 +94,18 @@ const FRONT_DOOR: Record<
 /** `calls` calls through a front door, as one line of the bill. */
 function frontDoorLine(ingress: PricedIngress, calls: number, prices: typeof PRICES): CostLine {
   const { component, price } = FRONT_DOOR[ingress];
-  return line(component, calls, 'call', prices[price] / 1e6, perMillion(prices[price], 'calls'));
+  return costLine(
+    component,
+    calls,
+    'call',
+    prices[price] / 1e6,
+    perMillion(prices[price], 'calls'),
+  );
 }
 
 /** `gb` of CloudWatch Logs ingested, as one line of the bill. */
 function logsLine(gb: number, prices: typeof PRICES): CostLine {
-  return line(
+  return costLine(
     'CloudWatch Logs ingested',
     gb,
     'GB',
@@ -152,14 +123,14 @@ function lambdaLines(
   prices: typeof PRICES,
 ): CostLine[] {
   return [
-    line(
+    costLine(
       `${name} Lambda requests`,
       invocations,
       'request',
       prices.lambdaPerMillionRequests / 1e6,
       perMillion(prices.lambdaPerMillionRequests, 'requests'),
     ),
-    line(
+    costLine(
       `${name} Lambda duration (arm64)`,
       invocations * (billedMs / 1000) * (memoryMb / 1024),
       'GB-second',
@@ -175,7 +146,7 @@ export function idempotencyLine(
   writesPerRecord: number,
   prices: typeof PRICES = PRICES,
 ): CostLine {
-  return line(
+  return costLine(
     `DynamoDB idempotency writes (${writesPerRecord} per record, on-demand)`,
     records * writesPerRecord,
     'write request unit',
@@ -223,7 +194,7 @@ export function estimateCost(
   return bill([
     frontDoorLine(inputs.ingress, calls, prices),
     ...lambdaLines('Receiver', calls, inputs.receiverBilledMs, inputs.receiverMemoryMb, prices),
-    line(
+    costLine(
       `SQS ${inputs.queue} requests (send, receive and delete per batch of ${inputs.consumerBatchSize})`,
       calls + 2 * batches,
       'request',
@@ -238,7 +209,7 @@ export function estimateCost(
       prices,
     ),
     idempotencyLine(calls, inputs.idempotencyWritesPerRecord, prices),
-    line(
+    costLine(
       'Secrets Manager API calls (after caching)',
       secretCalls,
       'call',
@@ -303,136 +274,6 @@ export function estimateInitCost(
 ): CostEstimate {
   const [, duration] = lambdaLines('Receiver INIT', coldStarts, initBilledMs, memoryMb, prices);
   return bill(duration ? [duration] : []);
-}
-
-/**
- * What one named endpoint adds per month: its secret, its silence alarm, and the Secrets Manager
- * calls of its own key ring, reloaded once per `secretCacheSeconds` in each of `warmEnvironments`
- * serving it (an upper bound: a ring reloads only when a call comes after its cache expired). A
- * deployment with endpoints also keeps the endpoint directory, one more secret, whatever their
- * number.
- */
-export function estimateEndpointMonthlyCost(
-  inputs: Pick<
-    CostInputs,
-    'warmEnvironments' | 'secretCacheSeconds' | 'secretCallsPerRefresh' | 'daysPerMonth'
-  >,
-  prices: typeof PRICES = PRICES,
-): CostEstimate {
-  const refreshesPerEnvironment = (inputs.daysPerMonth * 86_400) / inputs.secretCacheSeconds;
-  return bill([
-    line(
-      "The endpoint's secret",
-      1,
-      'secret-month',
-      prices.secretsManagerPerSecretMonth,
-      `$${prices.secretsManagerPerSecretMonth.toFixed(2)} per secret per month`,
-    ),
-    line(
-      'Secrets Manager API calls of its key ring (after caching)',
-      inputs.warmEnvironments * refreshesPerEnvironment * inputs.secretCallsPerRefresh,
-      'call',
-      prices.secretsManagerPer10kCalls / 1e4,
-      `$${prices.secretsManagerPer10kCalls.toFixed(2)} per 10,000 calls`,
-    ),
-    line(
-      'Its silence alarm',
-      1,
-      'alarm-month',
-      prices.cloudWatchPerAlarmMonth,
-      `$${prices.cloudWatchPerAlarmMonth.toFixed(2)} per alarm per month`,
-    ),
-  ]);
-}
-
-/** The monthly cost that does not depend on traffic: the secret and the alarms. */
-export function estimateFixedMonthlyCost(
-  fixed: { readonly secrets: number; readonly alarms: number },
-  prices: typeof PRICES = PRICES,
-): CostEstimate {
-  return bill([
-    line(
-      'Secrets Manager secret',
-      fixed.secrets,
-      'secret-month',
-      prices.secretsManagerPerSecretMonth,
-      `$${prices.secretsManagerPerSecretMonth.toFixed(2)} per secret per month`,
-    ),
-    line(
-      'CloudWatch alarms (standard resolution)',
-      fixed.alarms,
-      'alarm-month',
-      prices.cloudWatchPerAlarmMonth,
-      `$${prices.cloudWatchPerAlarmMonth.toFixed(2)} per alarm per month`,
-    ),
-  ]);
-}
-
-/** Firehose's billing step: each record's size is rounded up to a multiple of 5 KB. */
-export const FIREHOSE_RECORD_STEP_BYTES = 5 * 1024;
-
-/** Bytes in one GB as AWS bills data (GiB). */
-const GB = 1024 ** 3;
-
-/** What the archive of `calls` deliveries is priced from. */
-export interface ArchiveInputs {
-  /** Bytes of one archive record (one JSON line), as the receiver writes it. */
-  readonly recordBytes: number;
-  /** `archiveDays`: how long each record is stored. */
-  readonly archiveDays: number;
-  readonly daysPerMonth: number;
-  /** Firehose's buffer size: it writes one object per this many bytes at most. */
-  readonly bufferBytes: number;
-}
-
-/**
- * What archiving `calls` deliveries costs: Firehose ingestion (each record rounded up to 5 KB),
- * the S3 storage of the records for `archiveDays`, and the PutObjects of Firehose's buffers (one
- * per full buffer). The receiver's wait for the put is priced by the caller, as Lambda duration.
- */
-export function estimateArchiveCost(
-  inputs: ArchiveInputs,
-  calls: number,
-  prices: typeof PRICES = PRICES,
-): CostEstimate {
-  const billedBytes =
-    Math.ceil(inputs.recordBytes / FIREHOSE_RECORD_STEP_BYTES) * FIREHOSE_RECORD_STEP_BYTES;
-  return bill([
-    line(
-      `Firehose ingestion (${inputs.recordBytes} B records billed as ${billedBytes / 1024} KB)`,
-      (calls * billedBytes) / GB,
-      'GB',
-      prices.firehoseDirectPutPerGbIngested,
-      `$${prices.firehoseDirectPutPerGbIngested} per GB`,
-    ),
-    line(
-      `S3 storage for ${inputs.archiveDays} days`,
-      ((calls * inputs.recordBytes) / GB) * (inputs.archiveDays / inputs.daysPerMonth),
-      'GB-month',
-      prices.s3StandardPerGbMonth,
-      `$${prices.s3StandardPerGbMonth} per GB-month`,
-    ),
-    line(
-      'S3 PUTs of Firehose buffers',
-      Math.ceil((calls * inputs.recordBytes) / inputs.bufferBytes),
-      'request',
-      prices.s3PutPer1kRequests / 1000,
-      `$${prices.s3PutPer1kRequests} per 1,000 requests`,
-    ),
-  ]);
-}
-
-/** One PutObject per call instead of Firehose: the write path the archive does not take. */
-export function estimatePutObjectPerCallCost(
-  calls: number,
-  prices: typeof PRICES = PRICES,
-): number {
-  return (calls * prices.s3PutPer1kRequests) / 1000;
-}
-
-/** The line `npm run bench -- cost` prints for the archive's share, exactly as checks read it. */
-export function archivePerMillionLine(usd: number): string {
-  return `archive per million 1 KB deliveries: $${usd.toFixed(2)}`;
 }
 
 /** The line `npm run bench -- cost` prints for the idempotency table's share of each front door's. */

@@ -15,19 +15,19 @@ import { buildMessage } from '../lambda/receiver/decision/sink-message.js';
 import { ACCESS_LOG_FORMAT } from '../lib/ingress/ingress.js';
 import { RECEIVER_MEMORY_MB } from '../lib/receiver-settings.js';
 import { ReceiverStack } from '../lib/receiver-stack.js';
-import { type CostBar, renderCostChart } from './cost-chart.js';
 import {
   archivePerMillionLine,
+  estimateArchiveCost,
+  estimatePutObjectPerCallCost,
+} from './archive-cost.js';
+import { type CostBar, renderCostChart } from './cost-chart.js';
+import type { CostLine } from './cost-line.js';
+import {
   type CostInputs,
-  type CostLine,
   costPerMillionLine,
   costPerMillionWithIdempotencyLine,
-  estimateArchiveCost,
   estimateBilledDurationMs,
   estimateCostPerMillion,
-  estimateEndpointMonthlyCost,
-  estimateFixedMonthlyCost,
-  estimatePutObjectPerCallCost,
   IDEMPOTENCY_WRITE_REQUESTS,
   idempotencyLine,
   idempotencyPerMillionLine,
@@ -42,6 +42,7 @@ import {
   measureHandler,
   PLATFORM_BYTES_PER_CALL,
 } from './handler.js';
+import { estimateEndpointMonthlyCost, estimateFixedMonthlyCost } from './monthly-cost.js';
 import { PRICE_SOURCES, PRICES } from './prices.js';
 import type { BenchSection, BenchTable } from './section.js';
 

@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
   archivePerMillionLine,
+  estimateArchiveCost,
+  estimatePutObjectPerCallCost,
+  FIREHOSE_RECORD_STEP_BYTES,
+} from '../../bench/archive-cost.js';
+import {
   type CostInputs,
   costPerMillionLine,
   costPerMillionWithIdempotencyLine,
-  estimateArchiveCost,
   estimateBilledDurationMs,
   estimateCostPerMillion,
-  estimateEndpointMonthlyCost,
-  estimateFixedMonthlyCost,
-  estimatePutObjectPerCallCost,
-  FIREHOSE_RECORD_STEP_BYTES,
   IDEMPOTENCY_WRITE_REQUESTS,
   idempotencyLine,
   idempotencyPerMillionLine,
 } from '../../bench/cost-model.js';
+import { estimateEndpointMonthlyCost, estimateFixedMonthlyCost } from '../../bench/monthly-cost.js';
 import { PRICE_SOURCES, PRICES } from '../../bench/prices.js';
 
 /**
