@@ -20,7 +20,7 @@ import {
 import { withTimeout } from './network.js';
 import { localS3Client } from './s3-client.js';
 import { type AwsAccess, sqsClientFor } from './sqs-client.js';
-import { readStackOutputs } from './stack-outputs.js';
+import { readStackOutputs, type StackOutputs } from './stack-outputs.js';
 
 export type { AwsAccess };
 
@@ -36,6 +36,8 @@ export interface ReceiverTarget {
   readonly deadLetterUrl: string | undefined;
   /** The archive bucket (`ArchiveBucketName`), when the stack keeps an archive. */
   readonly bucket: string | undefined;
+  /** The stack's outputs (its endpoints' secrets among them); none for the local run. */
+  readonly outputs: StackOutputs | undefined;
   /** A new client of the archive (destroy it when done). */
   readonly s3: () => S3Client;
   /** A new client of the queues (destroy it when done). */
@@ -62,6 +64,7 @@ export function localTarget(env: NodeJS.ProcessEnv): ReceiverTarget {
     queueUrl,
     deadLetterUrl: localQueueUrl(queuePort, DLQ_NAME),
     bucket: LOCAL_ARCHIVE.bucket,
+    outputs: undefined,
     s3: () => localS3Client(archiveEndpoint),
     sqs: () => sqsClientFor(queueUrl, env),
   };
@@ -84,11 +87,12 @@ export async function stackTarget(
 ): Promise<ReceiverTarget> {
   const cloudFormation = new CloudFormationClient({ ...access });
   try {
-    const { values } = await withTimeout(
+    const outputs = await withTimeout(
       `Could not describe stack ${stack}`,
       timeoutMs,
       (abortSignal) => readStackOutputs(cloudFormation, stack, abortSignal),
     );
+    const { values } = outputs;
     const queueUrl = values.get(STACK_OUTPUTS.queueUrl);
     return {
       name: `stack ${stack}`,
@@ -96,6 +100,7 @@ export async function stackTarget(
       queueUrl,
       deadLetterUrl: values.get(STACK_OUTPUTS.deadLetterQueueUrl),
       bucket: values.get(STACK_OUTPUTS.archiveBucketName),
+      outputs,
       s3: () => new S3Client({ ...access }),
       sqs: () => sqsClientFor(queueUrl ?? '', env, access),
     };

@@ -15,9 +15,9 @@ import {
   signatureOf,
 } from './delivery.js';
 import { DeliveryStore, type StoreChange } from './delivery-store.js';
+import { replayBodyProblem, sendJson, serveAsset } from './http-answers.js';
 import { MAX_HELD_BODY_BYTES, MAX_KEPT_BODY_BYTES, MAX_STREAM_BACKLOG_BYTES } from './limits.js';
 import { MessageTracker } from './message-tracker.js';
-import { pageAssets } from './page-assets.js';
 import { tapQueueRequests } from './queue-tap.js';
 import { freshSigningRefusal, NOT_REPLAYABLE, replayDelivery } from './replay.js';
 
@@ -217,10 +217,7 @@ export function createInspector(options: InspectorOptions): Inspector {
       return sendJson(response, 200, openDetail(stored));
     }
     if (route === 'api/stream') return openStream(response);
-    const asset = (await pageAssets()).get(route === '' ? 'index.html' : route);
-    if (asset === undefined) return sendJson(response, 404, { message: 'Not Found' });
-    response.writeHead(200, { 'content-type': asset.contentType, ...PAGE_HEADERS });
-    response.end(asset.body);
+    if (!(await serveAsset(route, response))) sendJson(response, 404, { message: 'Not Found' });
   };
 
   const answerReplay = async (
@@ -297,13 +294,6 @@ function requestIdOf(record: Buffer): string | undefined {
   }
 }
 
-const PAGE_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'cache-control': 'no-store',
-} as const;
-
 /** One server-sent event of the live stream: `delivery` (a row new or changed) or `dropped`. */
 function streamEvent(change: StoreChange): string {
   const data = change.kind === 'delivery' ? change.delivery.summary() : { id: change.id };
@@ -313,53 +303,4 @@ function streamEvent(change: StoreChange): string {
 function signatureTimestamp(header: string | undefined): number | undefined {
   const parsed = parseSignatureHeader(header);
   return parsed.ok ? parsed.header.timestamp : undefined;
-}
-
-/** Longest replay body read: the page sends `{}`. */
-const MAX_REPLAY_BODY_BYTES = 1024;
-
-/**
- * Reads a replay request's body, which must be empty or a JSON object (the page posts `{}` as
- * `application/json`); resolves with the status and reason to refuse it with, or `undefined`.
- */
-function replayBodyProblem(
-  request: IncomingMessage,
-): Promise<{ status: number; message: string } | undefined> {
-  return new Promise((resolveProblem) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_REPLAY_BODY_BYTES) chunks.push(chunk);
-    });
-    request.on('end', () => {
-      if (size > MAX_REPLAY_BODY_BYTES) {
-        resolveProblem({
-          status: 413,
-          message: `the body of a replay is at most ${MAX_REPLAY_BODY_BYTES} bytes`,
-        });
-        return;
-      }
-      const text = Buffer.concat(chunks).toString('utf8').trim();
-      resolveProblem(
-        text === '' || isJsonObject(text)
-          ? undefined
-          : { status: 400, message: 'the body of a replay must be empty or a JSON object' },
-      );
-    });
-  });
-}
-
-function isJsonObject(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-  } catch {
-    return false;
-  }
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...PAGE_HEADERS });
-  response.end(JSON.stringify(body));
 }
