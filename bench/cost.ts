@@ -7,7 +7,7 @@ import {
 } from '../lambda/contract/archive-layout.js';
 import { webhookPath } from '../lambda/contract/endpoints.js';
 import { CONSUMER_BATCH_SIZE } from '../lambda/contract/queue-settings.js';
-import { RECEIVER_SETTINGS } from '../lambda/contract/settings.js';
+import { SETTINGS } from '../lambda/contract/settings.js';
 import { signPayload } from '../lambda/core/index.js';
 import { SIGNATURE_HEADER_KEY } from '../lambda/core/signature-header.js';
 import { archiveRecord } from '../lambda/receiver/archive-record.js';
@@ -198,7 +198,7 @@ export function queuedCallCostInputs(
       CONSUMER_BILLED_MS_PER_BATCH + (idempotency ? CONSUMER_IDEMPOTENCY_MS_PER_BATCH : 0),
     consumerMemoryMb: CONSUMER_MEMORY_MB,
     warmEnvironments: WARM_ENVIRONMENTS,
-    secretCacheSeconds: RECEIVER_SETTINGS.secretCacheSeconds.default,
+    secretCacheSeconds: SETTINGS.secretCacheSeconds.default,
     secretCallsPerRefresh: SECRET_CALLS_PER_REFRESH,
     daysPerMonth: 30,
     // Measured in this run, as CloudWatch Logs meters them (the logs section's figure).
@@ -364,7 +364,7 @@ export const costSection: BenchSection = {
         `Consumer: ${CONSUMER_BILLED_MS_PER_BATCH + CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms billed per batch at ${CONSUMER_MEMORY_MB} MB (an assumption, not measured: ${CONSUMER_BILLED_MS_PER_BATCH} ms of work, + ${IDEMPOTENCY_WRITE_REQUESTS.processed} DynamoDB writes of ${DYNAMODB_ROUND_TRIP_MS} ms each, the records of a batch in parallel).`,
         `DynamoDB (the default stack's idempotency table, on-demand): ${IDEMPOTENCY_WRITE_REQUESTS.processed} write requests per processed record (conditional PutItem, UpdateItem) = ${usd(idempotency.usd)} per million records, in the second total above (not in the first, nor in the cost per million lines); each suppressed copy adds ${IDEMPOTENCY_WRITE_REQUESTS.suppressedCopy} (the conditional PutItem that fails) = ${usd(copies.usd)} per million copies. Counted against an embedded DynamoDB in test/lambda/consumer/handler.e2e.test.ts; each record is under 1 KB, one write request unit, and no read follows. Not included: the table's storage and point-in-time recovery (a week of records under 1 KB each). Without the table (-c idempotency=false) there is no DynamoDB line and each batch is ${CONSUMER_IDEMPOTENCY_MS_PER_BATCH} ms shorter.`,
         `Archive (ReceiverStack's default, -c archive=false turns it off): one record per call of ${recordBytes} bytes for a ${ARCHIVED_BODY_BYTES}-byte delivery (built by the receiver's archiveRecord: body as base64, signature, content type, user agent, source address, request id, verdict, dedup key, message attributes). ${archive.lines.map((line) => `${line.component}: ${line.quantity.toFixed(line.unit === 'request' ? 0 : 3)} ${line.unit} x ${line.listPrice} = ${usd(line.usd)}`).join('; ')}; total ${usd(archive.totalUsd)} per million. The receiver waits for the PutRecord (${FIREHOSE_ROUND_TRIP_MS} ms assumed, as for SendMessage; bounded at ${ARCHIVE_LIMITS.writeBoundMs} ms) = ${usd(archiveWait)} of Lambda duration per million at ${RECEIVER_MEMORY_MB} MB. One S3 PutObject per call instead would cost ${usd(putObjectPerCall)} per million in requests alone. Below 5 MB per 300 s Firehose writes one object per 300 s (8,640 a month, ${usd(estimatePutObjectPerCallCost(8640))}), whatever the traffic. Rejected calls (at most ${ARCHIVE_LIMITS.rejectedPerMinute} a minute per environment, ${ARCHIVE_LIMITS.rejectedBodyBytes / 1024} KiB of body each) are not included.`,
-        `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${RECEIVER_SETTINGS.secretCacheSeconds.default} s) with ${SECRET_CALLS_PER_REFRESH} calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
+        `Secrets Manager: after caching, each warm environment reloads the keys at most every SECRET_CACHE_SECONDS (${SETTINGS.secretCacheSeconds.default} s) with ${SECRET_CALLS_PER_REFRESH} calls (DescribeSecret + GetSecretValue), assuming ${WARM_ENVIRONMENTS} environments warm all 30 days (an upper bound: an idle environment makes no calls).`,
         `The chart ${COST_CHART_FILE} draws these bills, by component: the bare path, with the idempotency table, and with the table and the archive (ReceiverStack's defaults).`,
         'Not included: free tiers (all would lower the figures), data transfer, X-Ray (tracing is off by default), a WAF web ACL (rest-api with webAclArn). SQS-managed encryption is free.',
         `Prices (${PRICES.region}, read ${PRICES.date}): ${[...new Set(Object.values(PRICE_SOURCES))].join(', ')}.`,

@@ -48,9 +48,9 @@ export interface DeliveryArchive {
  * prefix listing. The receiver may put
  * records to the stream and nothing else: it can neither read the bucket nor the stream.
  *
- * Firehose rather than a PutObject per call: it bills 5 KB steps of ingested data (about $0.15 per
- * million 1 KB calls) and writes a few objects an hour, where one object per call costs $5 per
- * million PUTs (`npm run bench -- cost`).
+ * Firehose rather than a PutObject per call: it bills ingested data and writes a few objects an
+ * hour, where one object per call would pay a PUT per call (docs/operations.md and
+ * `npm run bench -- cost` compare them).
  *
  * @param scope - the construct
  * @param settings - `archiveDays`, `archiveEncryptionKey`, and the retention of the stream's error

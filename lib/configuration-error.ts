@@ -5,3 +5,6 @@ import { WebhookReceiverError } from '../lambda/core/errors.js';
  * cannot use; each message names the prop or key. The CLI prints these as one line.
  */
 export class InvalidConfigurationError extends WebhookReceiverError {}
+
+/** Thrown when `WebhookReceiverProps` hold a value the receiver cannot work with. */
+export class InvalidWebhookReceiverPropsError extends InvalidConfigurationError {}

@@ -2,8 +2,9 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { CONSUMER_CONFIG_DEFAULTS } from '../lambda/contract/environment.js';
+import { SETTINGS } from '../lambda/contract/settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
+import { checkedValue } from './setting-checks.js';
 
 /**
  * The item-level actions the Powertools Idempotency utility's DynamoDB persistence layer sends:
@@ -71,8 +72,7 @@ export class IdempotencyTable extends Construct {
    */
   constructor(scope: Construct, id: string, props: IdempotencyTableProps = {}) {
     super(scope, id);
-    this.idempotencyTtl =
-      props.idempotencyTtl ?? Duration.seconds(CONSUMER_CONFIG_DEFAULTS.IDEMPOTENCY_TTL_SECONDS);
+    this.idempotencyTtl = props.idempotencyTtl ?? Duration.seconds(SETTINGS.idempotencyTtl.default);
     const ttlSeconds = ttlSecondsOf(this.idempotencyTtl);
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: {
@@ -90,7 +90,7 @@ export class IdempotencyTable extends Construct {
     });
     this.consumerEnvironment = {
       IDEMPOTENCY_TABLE: this.table.tableName,
-      IDEMPOTENCY_TTL_SECONDS: ttlSeconds,
+      [SETTINGS.idempotencyTtl.variable]: ttlSeconds,
     };
   }
 
@@ -105,13 +105,10 @@ export class IdempotencyTable extends Construct {
   }
 }
 
+/** The TTL as the consumer's variable holds it, checked with the settings table's row. */
 function ttlSecondsOf(ttl: Duration): string {
   if (ttl.isUnresolved()) return ttl.toSeconds().toString();
+  const row = SETTINGS.idempotencyTtl;
   const seconds = ttl.toSeconds({ integral: false });
-  if (!Number.isInteger(seconds) || seconds < 1) {
-    throw new InvalidConfigurationError(
-      `idempotencyTtl must be whole seconds, at least 1, got ${ttl.toHumanString()}`,
-    );
-  }
-  return String(seconds);
+  return String(checkedValue(row, seconds, InvalidConfigurationError, row.prop));
 }

@@ -7,9 +7,16 @@
  */
 export { WebhookReceiverError } from '../lambda/core/errors.js';
 export type { WebhookReceiverAlarms } from './alarms.js';
-export { InvalidConfigurationError } from './configuration-error.js';
+export {
+  InvalidConfigurationError,
+  InvalidWebhookReceiverPropsError,
+} from './configuration-error.js';
 export type { ServedWebhookEndpoint, WebhookEndpoint } from './endpoints.js';
-export { InvalidWebhookReceiverPropsError } from './receiver-settings.js';
+export {
+  INGRESS_KINDS,
+  type IngressKind,
+  type WebhookReceiverFrontDoorProps,
+} from './front-door-props.js';
 export {
   InvalidReceiverStackPropsError,
   ReceiverStack,
@@ -17,9 +24,7 @@ export {
   type ReceiverStackProps,
 } from './receiver-stack.js';
 export { WebhookReceiver } from './webhook-receiver.js';
-export {
-  type FunctionPropsOverrides,
-  INGRESS_KINDS,
-  type IngressKind,
-  type WebhookReceiverProps,
+export type {
+  FunctionPropsOverrides,
+  WebhookReceiverProps,
 } from './webhook-receiver-props.js';

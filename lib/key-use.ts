@@ -2,12 +2,6 @@ import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 
-/**
- * A KMS key ARN. An alias, or an alias ARN, would not do: IAM evaluates a key's use on the key's
- * own ARN, so a policy naming the alias allows nothing.
- */
-export const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
-
 /** KMS keys, the actions on them, and the one service that may use them for a principal. */
 export interface KeyUse {
   /** The service that uses the keys for the principal: `secretsmanager`, `sqs` or `s3`. */

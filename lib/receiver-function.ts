@@ -4,8 +4,11 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { ALLOWED_SOURCE_IPS } from '../lambda/contract/environment.js';
-import { RECEIVER_SETTINGS, RECEIVER_TIMEOUT_SECONDS } from '../lambda/contract/settings.js';
+import {
+  RECEIVER_FUNCTION_SETTINGS,
+  RECEIVER_TIMEOUT_SECONDS,
+  SETTINGS,
+} from '../lambda/contract/settings.js';
 import type { EndpointDirectorySecret } from './endpoint-directory.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
 import { keyUseThroughService } from './key-use.js';
@@ -46,17 +49,7 @@ export function createReceiverFunction(
       ...directory?.environment,
       ...('secret' in keys ? { SECRET_ID: keys.secret.secretArn } : {}),
       QUEUE_URL: queue.queueUrl,
-      ...Object.fromEntries(
-        Object.values(RECEIVER_SETTINGS).map(({ prop, variable }) => [
-          variable,
-          String(settings[prop]),
-        ]),
-      ),
-      FORWARD_EVENTS: settings.forwardEvents.join(','),
-      ...(settings.secretJsonField === undefined
-        ? {}
-        : { SECRET_JSON_FIELD: settings.secretJsonField }),
-      ...sourceAllowlistEnvironment(settings),
+      ...receiverSettingsEnvironment(settings),
     },
   });
   if ('secret' in keys) {
@@ -85,12 +78,19 @@ export function createReceiverFunction(
 }
 
 /**
- * `ALLOWED_SOURCE_IPS` behind the front doors that cannot refuse other sources themselves; a
- * REST API's resource policy refuses them before the receiver is invoked.
+ * The settings the receiver reads from its environment ({@link RECEIVER_FUNCTION_SETTINGS}), each
+ * as its variable holds it (a list comma-joined), unset ones left out. `ALLOWED_SOURCE_IPS` only
+ * behind the front doors that cannot refuse other sources themselves; a REST API's resource
+ * policy refuses them before the receiver is invoked.
  */
-function sourceAllowlistEnvironment(settings: ReceiverSettings): Record<string, string> {
-  const { allowedSourceIps, ingress } = settings;
-  return allowedSourceIps === undefined || INGRESS_WITH_SOURCE_POLICY.includes(ingress)
-    ? {}
-    : { [ALLOWED_SOURCE_IPS]: allowedSourceIps.join(',') };
+function receiverSettingsEnvironment(settings: ReceiverSettings): Record<string, string> {
+  const enforcedByFrontDoor = INGRESS_WITH_SOURCE_POLICY.includes(settings.ingress);
+  return Object.fromEntries(
+    RECEIVER_FUNCTION_SETTINGS.flatMap((prop) => {
+      const value = settings[prop];
+      if (value === undefined || (prop === 'allowedSourceIps' && enforcedByFrontDoor)) return [];
+      const text = Array.isArray(value) ? value.join(',') : String(value);
+      return [[SETTINGS[prop].variable, text]];
+    }),
+  );
 }

@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Stack, type StackProps, Token } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -11,9 +11,11 @@ import {
   endpointOutputKey,
   STACK_OUTPUTS,
 } from '../lambda/contract/endpoints.js';
+import type { ArnSetting } from '../lambda/contract/setting-kinds.js';
+import { SETTINGS } from '../lambda/contract/settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
-import { KMS_KEY_ARN } from './key-use.js';
+import { checkArnRegion, checkedValue } from './setting-checks.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import type { WebhookReceiverProps } from './webhook-receiver-props.js';
 
@@ -91,25 +93,6 @@ export interface ReceiverStackEndpoint extends Omit<WebhookEndpoint, 'secret'> {
 /** CloudFormation's limit of outputs per stack. */
 export const MAX_OUTPUTS = 200;
 
-/** An ACM certificate ARN. */
-const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
-
-/**
- * `arn`, when it is a KMS key ARN (or a token).
- * @param contextKey - the context key (prop) it came from, for the message
- * @throws {InvalidReceiverStackPropsError} for anything else, an alias included
- */
-function checkedKmsKeyArn(contextKey: string, arn: string): string {
-  if (Token.isUnresolved(arn) || KMS_KEY_ARN.test(arn)) return arn;
-  throw new InvalidReceiverStackPropsError(
-    `${contextKey} ${JSON.stringify(arn)} is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; not an alias)`,
-  );
-}
-
-/** A complete secret ARN: a partial one (without the random suffix) would need a wildcard grant. */
-const COMPLETE_SECRET_ARN =
-  /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
-
 /**
  * The deployable webhook receiver: a {@link WebhookReceiver} with the example consumer, and the
  * outputs a user needs after `cdk deploy`. It adds no cdk-nag acknowledgement of its own: the
@@ -159,7 +142,7 @@ export class ReceiverStack extends Stack {
             archiveEncryptionKey: kms.Key.fromKeyArn(
               this,
               'ArchiveKey',
-              checkedKmsKeyArn('archiveKmsKeyArn', archiveKmsKeyArn),
+              this.checkedArn(SETTINGS.archiveKmsKeyArn, archiveKmsKeyArn),
             ),
           }),
     });
@@ -179,12 +162,8 @@ export class ReceiverStack extends Stack {
       );
     }
     if (certificateArn === undefined) return {};
-    if (!Token.isUnresolved(certificateArn) && !CERTIFICATE_ARN.test(certificateArn)) {
-      throw new InvalidReceiverStackPropsError(
-        `certificateArn ${JSON.stringify(certificateArn)} is not an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>)`,
-      );
-    }
-    return { certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', certificateArn) };
+    const arn = this.checkedArn(SETTINGS.certificateArn, certificateArn);
+    return { certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', arn) };
   }
 
   private importEndpointSecret({
@@ -224,25 +203,31 @@ export class ReceiverStack extends Stack {
         `${kmsKey} needs ${secretKey}: the key encrypts a secret you give by ARN; a secret the stack creates uses the AWS managed key`,
       );
     }
-    if (!Token.isUnresolved(secretArn) && !COMPLETE_SECRET_ARN.test(secretArn)) {
-      throw new InvalidReceiverStackPropsError(
-        `${secretKey} ${JSON.stringify(secretArn)} is not a complete Secrets Manager secret ARN: copy the ARN from the console, it ends in the secret name, '-' and six random characters`,
-      );
-    }
     return {
       secret: secretsmanager.Secret.fromSecretAttributes(this, id, {
-        secretCompleteArn: secretArn,
+        secretCompleteArn: this.checkedArn(SETTINGS.secretArn, secretArn, secretKey),
         ...(kmsKeyArn === undefined
           ? {}
           : {
               encryptionKey: kms.Key.fromKeyArn(
                 this,
                 `${id}Key`,
-                checkedKmsKeyArn(kmsKey, kmsKeyArn),
+                this.checkedArn(SETTINGS.secretKmsKeyArn, kmsKeyArn, kmsKey),
               ),
             }),
       }),
     };
+  }
+
+  /**
+   * An ARN prop checked with its row (its form, and its region against the stack's when both are
+   * known), in the message naming `name`, its context key.
+   */
+  private checkedArn(row: ArnSetting, arn: string, name: string = row.prop): string {
+    const error = InvalidReceiverStackPropsError;
+    const checked = checkedValue(row, arn, error, name);
+    checkArnRegion(this, row, checked, error, name);
+    return checked;
   }
 
   private addOutputs({ domainName, hostedZoneId }: ReceiverStackProps): void {

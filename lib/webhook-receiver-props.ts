@@ -5,7 +5,6 @@
  * @module
  */
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -14,12 +13,13 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { WebhookEndpoint } from './endpoints.js';
+import type { WebhookReceiverFrontDoorProps } from './front-door-props.js';
 
-/** The front doors a {@link WebhookReceiverProps.ingress} can name. */
-export const INGRESS_KINDS = ['http-api', 'rest-api', 'function-url'] as const;
-
-/** How calls reach the receiver function. */
-export type IngressKind = (typeof INGRESS_KINDS)[number];
+export {
+  INGRESS_KINDS,
+  type IngressKind,
+  type WebhookReceiverFrontDoorProps,
+} from './front-door-props.js';
 
 /**
  * What a user may set on a function beyond the construct's props (a VPC, layers, memory, a
@@ -42,86 +42,7 @@ export type FunctionPropsOverrides = Omit<
 >;
 
 /** Properties of {@link WebhookReceiver}. */
-export interface WebhookReceiverProps {
-  /**
-   * The front door senders POST to: `http-api` (API Gateway HTTP API, payload format 2.0),
-   * `rest-api` (API Gateway REST API, the only one that takes a WAF web ACL) or `function-url`
-   * (a Lambda function URL, the cheapest, throttled by `reservedConcurrency`).
-   * @default 'http-api'
-   */
-  readonly ingress?: IngressKind;
-
-  /**
-   * ARN of a regional WAFv2 web ACL to associate with the REST API stage. Only with
-   * `ingress: 'rest-api'`.
-   * @default - no web ACL
-   */
-  readonly webAclArn?: string;
-
-  /**
-   * Your own domain for the webhook URL, e.g. `hooks.example.com`: a regional API Gateway custom
-   * domain (TLS 1.2 at least, IPv4 and IPv6) mapped to the stage, so {@link WebhookReceiver.url}
-   * is `https://<domainName>/webhook` and stays the same across stacks, regions and front-door
-   * changes. Needs `certificate`. With `http-api` or `rest-api` only: a function URL has no
-   * custom domain. Without `hostedZoneId`, point a CNAME for the name at the domain's
-   * `regionalDomainName` yourself.
-   * @default - the generated URL
-   */
-  readonly domainName?: string;
-
-  /**
-   * The ACM certificate of `domainName`, in the stack's region (a regional custom domain). Only
-   * with `domainName`.
-   * @default - none
-   */
-  readonly certificate?: acm.ICertificate;
-
-  /**
-   * Route 53 hosted zone holding `domainName`: the construct creates the alias records (A and
-   * AAAA) to the custom domain there. With `hostedZoneName`.
-   * @default - no records: point the name at the custom domain yourself
-   */
-  readonly hostedZoneId?: string;
-
-  /**
-   * The name of the zone of `hostedZoneId`, e.g. `example.com`; `domainName` must be in it.
-   * @default - no records
-   */
-  readonly hostedZoneName?: string;
-
-  /**
-   * Turn off the API's generated `execute-api` endpoint, so calls reach the receiver through the
-   * custom domain only (else the generated URL is a way around the domain's TLS policy and
-   * mapping). Only with `domainName`.
-   * @default - true with `domainName`
-   */
-  readonly disableDefaultEndpoint?: boolean;
-
-  /**
-   * The only source addresses let in: IPv4 and IPv6 ranges in CIDR notation (a bare address is a
-   * range of one), e.g. the ranges the sender publishes. With `rest-api`, a resource policy
-   * denies every other source, so API Gateway refuses them without invoking the receiver; with
-   * `http-api` and `function-url` the receiver refuses them (`ALLOWED_SOURCE_IPS`) with 403
-   * `source_not_allowed` before it reads the body or loads a key. Only as good as the sender's
-   * published list.
-   * @default - every source
-   */
-  readonly allowedSourceIps?: readonly string[];
-
-  /**
-   * Reserved concurrency of the receiver function: the throttle of `function-url`, which has no
-   * API stage (Lambda then also caps the function at 10 requests a second per unit). None by
-   * default because Lambda refuses a reservation that leaves the account fewer than 100
-   * unreserved, and a new account's concurrency quota starts below that: a default would fail
-   * the deploy there. Unreserved, the receiver shares the account's concurrency (1,000 by
-   * default), which turns away no catch-up the capacity model runs, but then only the account
-   * bounds a flood of forged calls to a function URL (docs/capacity.md gives the figures and the
-   * smallest value that still takes the catch-up). Not with
-   * `receiverFunctionProps.reservedConcurrentExecutions`.
-   * @default - none reserved
-   */
-  readonly reservedConcurrency?: number;
-
+export interface WebhookReceiverProps extends WebhookReceiverFrontDoorProps {
   /**
    * Secret whose `SecretString` is the signing key issued by the booking service.
    * Import one with `Secret.fromSecretCompleteArn` (the console ARN, ending in `-` and six
@@ -200,7 +121,7 @@ export interface WebhookReceiverProps {
 
   /**
    * How far the signature timestamp may be from the receiver's clock, in seconds, either way.
-   * 1 to 3600: a wider window widens the replay window (`RECEIVER_SETTINGS` holds the range).
+   * 1 to 3600: a wider window widens the replay window (`SETTINGS` holds the range).
    * @default 300
    */
   readonly signatureToleranceSeconds?: number;
@@ -215,9 +136,9 @@ export interface WebhookReceiverProps {
    * How long a warm receiver keeps the keys it loaded before asking Secrets Manager again, in
    * seconds (`SECRET_CACHE_SECONDS`). A rotation does not wait for it: a call that no cached key
    * verifies reloads the keys (at most every 30 s), and `AWSPREVIOUS` stays accepted for
-   * `previousKeyGraceSeconds`. An hour keeps Secrets Manager at about $0.01 a month for two warm
-   * environments (2 calls per load), against $0.17 with 5 minutes (`npm run bench -- cost`); it
-   * is also how long a key whose `AWSPREVIOUS` label was removed may still be accepted.
+   * `previousKeyGraceSeconds`. A long cache keeps Secrets Manager's requests, and their cost, low
+   * (docs/performance.md prices it); it is also how long a key whose `AWSPREVIOUS` label was
+   * removed may still be accepted.
    * @default 3600
    */
   readonly secretCacheSeconds?: number;
@@ -239,25 +160,6 @@ export interface WebhookReceiverProps {
    * @default ['event_booked']
    */
   readonly forwardEvents?: readonly string[];
-
-  /**
-   * Steady-state request rate the API stage accepts, in requests per second; calls above it are
-   * answered 429 by API Gateway (the `apiThrottles` alarm). Not with `function-url`. The default
-   * takes the booking service catching up after an hour's outage at 200 calls a second while new
-   * bookings keep coming (210 a second) with room to spare, and bounds what a flood of forged
-   * calls costs per hour (README, docs/capacity.md). API Gateway applies it to each route (each
-   * method of a REST API): with named endpoints, each endpoint gets this rate.
-   * @default 300
-   */
-  readonly throttleRateLimit?: number;
-
-  /**
-   * Burst of requests the API stage accepts above the steady rate. Not with `function-url`. The
-   * default is two seconds of the default rate, so a sender resuming with a clump of retries is
-   * not answered 429 while its average stays under the rate.
-   * @default 600
-   */
-  readonly throttleBurstLimit?: number;
 
   /**
    * E-mail address subscribed to an SNS topic that every alarm notifies (the address must confirm
@@ -340,11 +242,9 @@ export interface WebhookReceiverProps {
 
   /**
    * Memory of the receiver function, in MB (128 to 10,240). The default is the smallest multiple
-   * of 64 MB with half again the peak memory `npm run bench -- footprint` measured (108-113 MB),
-   * and the cheapest such size: a warm call mostly waits for SendMessage, which more memory does not
-   * shorten ($0.13 per million calls of duration at 192 MB, $0.21 at 512 MB; on a host twice as
-   * slow, $0.23 and $0.32). More memory shortens the cold start (0.7-1.7 s of CPU at 192 MB,
-   * 0.27-0.65 s at 512 MB).
+   * of 64 MB with half again the receiver's measured peak memory, and the cheapest such size: a
+   * warm call mostly waits for SendMessage, which more memory does not shorten. More memory
+   * shortens the cold start. docs/performance.md gives the measurements and prices.
    * @default 192
    */
   readonly receiverMemorySize?: number;
@@ -352,8 +252,8 @@ export interface WebhookReceiverProps {
   /**
    * Which of Lambda's own log lines both functions keep (their logs are then in Lambda's JSON
    * format; the functions' own lines are JSON already and stay as written). WARN drops START, END
-   * and REPORT: 339 bytes per invocation, $0.17 per million calls of CloudWatch Logs
-   * (`npm run bench -- cost`); durations, errors and throttles stay available as metrics. With
+   * and REPORT, a few hundred bytes of CloudWatch Logs per invocation (bench/results.md prices
+   * them); durations, errors and throttles stay available as metrics. With
    * the JSON format, Lambda's application log level (INFO unless set on the function) takes
    * precedence over `POWERTOOLS_LOG_LEVEL` in Powertools Logger.
    * @default lambda.SystemLogLevel.WARN
@@ -393,7 +293,7 @@ export interface WebhookReceiverProps {
   /**
    * Minutes without a verified delivery (queued or ignored) after which an alarm fires: the sender
    * stopped, or something between it and the receiver did, which otherwise looks like a quiet
-   * day. One alarm per endpoint with `endpoints` (each about $0.10 a month). Missing data counts as
+   * day. One alarm per endpoint with `endpoints` (docs/operations.md prices them). Missing data counts as
    * breaching, so the alarm also fires before the first delivery. 0 turns it off; at most 1440.
    * @default 60
    */
@@ -402,8 +302,8 @@ export interface WebhookReceiverProps {
   /**
    * Create a CloudWatch dashboard of the receiver: deliveries by outcome, reason and endpoint,
    * latency, queue and dead-letter depth, consumer errors and duplicates, key loads, the archive
-   * (with `archive`) and API throttling ({@link WebhookReceiver.dashboard}; $3 a month beyond the
-   * free three).
+   * (with `archive`) and API throttling ({@link WebhookReceiver.dashboard}; CloudWatch bills
+   * dashboards beyond an account's free ones).
    * @default true
    */
   readonly dashboard?: boolean;

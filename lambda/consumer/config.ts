@@ -2,9 +2,10 @@ import {
   CONFIG_DEFAULTS,
   CONSUMER_CONFIG_DEFAULTS,
   type Environment,
-  parseWholeNumber,
+  readSetting,
   readVariable,
 } from '../contract/environment.js';
+import { SETTINGS } from '../contract/settings.js';
 
 /** Where and for how long the consumer remembers processed bookings. */
 export interface IdempotencySettings {
@@ -39,13 +40,8 @@ export function loadConsumerConfig(env: Environment = process.env): ConsumerConf
       readVariable(env, 'POWERTOOLS_METRICS_NAMESPACE') ??
       CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
     idempotency:
-      tableName === undefined ? undefined : { tableName, ttlSeconds: ttlSecondsFrom(env) },
+      tableName === undefined
+        ? undefined
+        : { tableName, ttlSeconds: readSetting(env, SETTINGS.idempotencyTtl) },
   };
-}
-
-function ttlSecondsFrom(env: Environment): number {
-  const text = readVariable(env, 'IDEMPOTENCY_TTL_SECONDS');
-  return text === undefined
-    ? CONSUMER_CONFIG_DEFAULTS.IDEMPOTENCY_TTL_SECONDS
-    : parseWholeNumber('IDEMPOTENCY_TTL_SECONDS', text, 1);
 }

@@ -32,8 +32,7 @@ export const ARCHIVE_LAYOUT = {
 /**
  * The longest `archiveDays` the construct takes: ten years, leap days included. Above any need to
  * replay or audit deliveries we know of, and a bound that lets `npm run replay` refuse a window
- * no archive can hold instead of listing it one hour prefix at a time (87,672 ListObjectsV2
- * calls at this bound; a window of centuries made millions).
+ * no archive can hold instead of listing it one hour prefix at a time.
  */
 export const MAX_ARCHIVE_DAYS = 3653;
 

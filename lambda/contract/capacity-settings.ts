@@ -13,9 +13,9 @@ export const STAGE_THROTTLE_DEFAULTS = {
    * outage at 10 calls a second re-sends 36,000 deliveries; at 200 a second, with new bookings
    * still arriving at 10, that is 210 calls a second for three minutes, which 300 passes with
    * room for an uneven sender (the capacity model turns none away). It is also the bound on
-   * forged calls: at most 300 a second reach the receiver, whose cost per hour
-   * bench/results.md states. Far below the account's API Gateway quota (10,000 a second, shared by every API of
-   * the account and Region), so other APIs keep theirs.
+   * forged calls: at most 300 a second reach the receiver, whose cost per hour bench/results.md
+   * states. Far below the account's API Gateway quota (10,000 a second, shared by every API of the
+   * account and Region), so other APIs keep theirs.
    */
   rateLimit: 300,
   /**

@@ -6,6 +6,7 @@
  */
 import { WebhookReceiverError } from '../core/errors.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
+import { checkSetting, type SettingRow, type SettingValue } from './setting-kinds.js';
 
 /** Thrown at cold start when an environment variable is missing or invalid; names the variable. */
 export class ConfigError extends WebhookReceiverError {}
@@ -62,27 +63,26 @@ export const ENDPOINT_DIRECTORY_SECRET_ID = 'ENDPOINT_DIRECTORY_SECRET_ID';
  */
 export const ENDPOINT_DIRECTORY_VERSION = 'ENDPOINT_DIRECTORY_VERSION';
 
+/** A setting's value as read from its variable: its default when unset and it has one. */
+export type ReadSetting<Row extends SettingRow> = Row extends { readonly default: unknown }
+  ? SettingValue<Row>
+  : SettingValue<Row> | undefined;
+
 /**
- * Parses a variable's text as a whole number within bounds.
+ * A setting from its row's environment variable, checked with the row's rule; unset (or empty, as
+ * deploy tools often write it), its default or `undefined`.
  *
- * @param name - the variable's name, for the message
- * @param text - its trimmed value
- * @param minimum - the smallest value accepted
- * @param maximum - the largest value accepted
- * @throws {ConfigError} naming the variable when the text is not a whole number in range
+ * @param env - the environment to read
+ * @param row - the setting's row, which names its variable
+ * @throws {ConfigError} with the setting's message when the value breaks its rule
  */
-export function parseWholeNumber(
-  name: string,
-  text: string,
-  minimum: number,
-  maximum = Number.MAX_SAFE_INTEGER,
-): number {
-  const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= minimum)) {
-    throw new ConfigError(`${name} must be a whole number >= ${minimum}, got '${text}'`);
-  }
-  if (value > maximum) {
-    throw new ConfigError(`${name} must be at most ${maximum}, got '${text}'`);
-  }
-  return value;
+export function readSetting<Row extends SettingRow & { readonly variable: string }>(
+  env: Environment,
+  row: Row,
+): ReadSetting<Row> {
+  const text = readVariable(env, row.variable);
+  if (text === undefined) return row.default as ReadSetting<Row>;
+  const checked = checkSetting(row, text);
+  if (!checked.ok) throw new ConfigError(checked.message);
+  return checked.value as ReadSetting<Row>;
 }

@@ -34,3 +34,12 @@ export function checkForwardEvents(names: readonly string[]): ForwardEventsCheck
   }
   return { ok: true, forwardEvents: new Set(names) };
 }
+
+/**
+ * The events to forward, from a list {@link checkForwardEvents} accepted.
+ *
+ * @param names - the checked list
+ */
+export function forwardEventsOf(names: readonly string[]): ForwardEvents {
+  return names.includes('*') ? '*' : new Set(names);
+}

@@ -1,5 +1,5 @@
 import { endpointKeySources, type KeySourceConfig } from '../contract/endpoint-directory.js';
-import { LOCAL_KEY_VARIABLE, splitList } from '../contract/endpoints.js';
+import { LOCAL_KEY_VARIABLE } from '../contract/endpoints.js';
 import {
   ALLOWED_SOURCE_IPS,
   ARCHIVE_STREAM,
@@ -7,14 +7,11 @@ import {
   ConfigError,
   ENDPOINT_DIRECTORY_SECRET_ID,
   type Environment,
+  readSetting,
   readVariable,
 } from '../contract/environment.js';
-import { checkForwardEvents, type ForwardEvents } from '../contract/forward-events.js';
-import {
-  checkWholeNumber,
-  RECEIVER_SETTINGS,
-  type WholeNumberSetting,
-} from '../contract/settings.js';
+import { type ForwardEvents, forwardEventsOf } from '../contract/forward-events.js';
+import { SETTINGS } from '../contract/settings.js';
 import { parseSourceAllowlist, type SourceAllowlist } from '../contract/source-allowlist.js';
 
 /** Which endpoints the receiver serves, and where each one's keys come from. */
@@ -75,31 +72,20 @@ export function loadConfig(
 ): ReceiverConfig {
   return {
     endpoints,
-    secretJsonField: readVariable(env, 'SECRET_JSON_FIELD'),
+    secretJsonField: readSetting(env, SETTINGS.secretJsonField),
     queueUrl: queueUrlFrom(env),
-    toleranceSeconds: settingFrom(env, RECEIVER_SETTINGS.signatureToleranceSeconds),
-    previousKeyGraceSeconds: settingFrom(env, RECEIVER_SETTINGS.previousKeyGraceSeconds),
-    secretCacheSeconds: settingFrom(env, RECEIVER_SETTINGS.secretCacheSeconds),
-    forwardEvents: forwardEventsFrom(env),
-    maxBodyBytes: settingFrom(env, RECEIVER_SETTINGS.maxBodyBytes),
-    serviceName:
-      readVariable(env, 'POWERTOOLS_SERVICE_NAME') ?? CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
+    toleranceSeconds: readSetting(env, SETTINGS.signatureToleranceSeconds),
+    previousKeyGraceSeconds: readSetting(env, SETTINGS.previousKeyGraceSeconds),
+    secretCacheSeconds: readSetting(env, SETTINGS.secretCacheSeconds),
+    forwardEvents: forwardEventsOf(readSetting(env, SETTINGS.forwardEvents)),
+    maxBodyBytes: readSetting(env, SETTINGS.maxBodyBytes),
+    serviceName: readSetting(env, SETTINGS.serviceName),
     metricsNamespace:
       readVariable(env, 'POWERTOOLS_METRICS_NAMESPACE') ??
       CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
-    allowedSources: allowedSourcesFrom(env),
+    allowedSources: allowedSourcesOf(readSetting(env, SETTINGS.allowedSourceIps)),
     archiveStream: readVariable(env, ARCHIVE_STREAM),
   };
-}
-
-function allowedSourcesFrom(env: Environment): SourceAllowlist | undefined {
-  const text = readVariable(env, ALLOWED_SOURCE_IPS);
-  if (text === undefined) return undefined;
-  const parsed = parseSourceAllowlist(splitList(text));
-  if (!parsed.ok) {
-    throw new ConfigError(`${ALLOWED_SOURCE_IPS} entry '${parsed.entry}' ${parsed.problem}`);
-  }
-  return parsed.allowlist;
 }
 
 function endpointsFrom(env: Environment): EndpointsConfig {
@@ -169,23 +155,12 @@ function queueUrlFrom(env: Environment): string {
   return queueUrl;
 }
 
-/**
- * A whole-number setting from its variable, or its default when unset.
- *
- * @throws {ConfigError} with the setting's own message when the value is out of its range
- */
-function settingFrom(env: Environment, setting: WholeNumberSetting): number {
-  const text = readVariable(env, setting.variable);
-  if (text === undefined) return setting.default;
-  const checked = checkWholeNumber(setting, text);
-  if (!checked.ok) throw new ConfigError(checked.message);
-  return checked.value;
-}
-
-function forwardEventsFrom(env: Environment): ForwardEvents {
-  const text = readVariable(env, 'FORWARD_EVENTS') ?? CONFIG_DEFAULTS.FORWARD_EVENTS;
-  const names = splitList(text);
-  const checked = checkForwardEvents(names);
-  if (!checked.ok) throw new ConfigError(`FORWARD_EVENTS ${checked.problem}, got '${text}'`);
-  return checked.forwardEvents;
+/** The allowlist of ranges the setting's rule accepted; `undefined` lets every source in. */
+function allowedSourcesOf(ranges: readonly string[] | undefined): SourceAllowlist | undefined {
+  if (ranges === undefined) return undefined;
+  const parsed = parseSourceAllowlist(ranges);
+  // The setting's rule is this parser's: a list it accepted parses again.
+  if (!parsed.ok)
+    throw new ConfigError(`${ALLOWED_SOURCE_IPS} entry '${parsed.entry}' ${parsed.problem}`);
+  return parsed.allowlist;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CDK_JSON_CONTEXT, SKIP_BUNDLING, testOutdir } from '../lib/cdk-app.js';
@@ -58,5 +58,18 @@ describe('Script: bin/app.ts', () => {
     expect(run.stderr).toBe(
       'Invalid CDK context: context ingress must be one of http-api, rest-api, function-url, got "alb"\n',
     );
+  }, 120_000);
+
+  it('refuses -c allowedSourceIps= (an empty allowlist) in one line naming the key, writing no template', () => {
+    // Act
+    const outdir = testOutdir();
+    const run = runApp({ allowedSourceIps: '' }, outdir);
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(
+      'Invalid CDK context: context allowedSourceIps (ALLOWED_SOURCE_IPS) names no range: leave the setting out to let every source in\n',
+    );
+    expect(existsSync(join(outdir, 'WebhookReceiver.template.json'))).toBe(false);
   }, 120_000);
 });

@@ -5,7 +5,7 @@ import {
   CONFIG_REFERENCE_FILE,
   configurationReference,
 } from '../../build/config-reference.js';
-import { RECEIVER_SETTINGS } from '../../lambda/contract/settings.js';
+import { SETTINGS } from '../../lambda/contract/settings.js';
 
 describe('Function: configurationReference (npm run docs)', () => {
   it('finds the committed configuration reference up to date with the settings table', () => {
@@ -19,18 +19,20 @@ describe('Function: configurationReference (npm run docs)', () => {
     ).toBe(true);
   });
 
-  it('gives every setting a row with its variable, default and range', () => {
+  it('gives every setting a row with its context key, variable, default and check', () => {
     // Act
     const text = configurationReference();
 
     // Assess
-    for (const setting of Object.values(RECEIVER_SETTINGS)) {
-      expect(text).toContain(
-        `| \`${setting.prop}\` | \`${setting.variable}\` | ${setting.default} |`,
-      );
+    for (const setting of Object.values(SETTINGS)) {
+      expect(text).toContain(`| \`${setting.prop}\` |`);
     }
     expect(text).toContain(
-      '| `signatureToleranceSeconds` | `SIGNATURE_TOLERANCE_SECONDS` | 300 | 1 to 3600 |',
+      '| `signatureToleranceSeconds` | `signatureToleranceSeconds` | `SIGNATURE_TOLERANCE_SECONDS` | `300` | whole number, 1 to 3600 seconds |',
     );
+    expect(text).toContain(
+      '| `allowedSourceIps` | `allowedSourceIps` | `ALLOWED_SOURCE_IPS` | every source | list of IPv4 or IPv6 CIDRs or addresses, at least one; empty is refused |',
+    );
+    expect(text).toContain('| `serviceName` | — | `POWERTOOLS_SERVICE_NAME` |');
   });
 });

@@ -77,7 +77,7 @@ describe('npm start with ALLOWED_SOURCE_IPS (end to end, as the README tries it)
     // Assess
     expect(code).toBe(1);
     expect(started.stderr()).toContain(
-      "Could not start the local receiver: ALLOWED_SOURCE_IPS entry '127.0.0.1/8' has bits set after its /8 prefix: write 127.0.0.0/8 for the range, or 127.0.0.1/32 for this one address",
+      'Could not start the local receiver: allowedSourceIps (ALLOWED_SOURCE_IPS) entry "127.0.0.1/8" has bits set after its /8 prefix: write 127.0.0.0/8 for the range, or 127.0.0.1/32 for this one address',
     );
   });
 

@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES_LIMIT, RECEIVER_SETTINGS } from '../../lambda/contract/settings.js';
+import { MAX_BODY_BYTES_LIMIT, SETTINGS } from '../../lambda/contract/settings.js';
 import { BodyNotJsonError, signPayload } from '../../lambda/core/index.js';
 import type { DeliverySummary } from '../../local/inspector/delivery.js';
 import type { LocalReceiver } from '../../local/local-receiver.js';
@@ -25,7 +25,7 @@ import { makeScratchDir } from '../support/scratch-dir.js';
 const RUNS = propertyRuns('the local server over real sockets', 25);
 const KEY = 'local-server-property-key-4f0c9a';
 /** The receiver's default MAX_BODY_BYTES (what `npm start` runs with). */
-const MAX_BODY_BYTES = RECEIVER_SETTINGS.maxBodyBytes.default;
+const MAX_BODY_BYTES = SETTINGS.maxBodyBytes.default;
 /** Node's default limit on the request line and headers together. */
 const MAX_HEADER_BYTES = 16 * 1024;
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { checkWholeNumber, RECEIVER_SETTINGS } from '../../lambda/contract/settings.js';
+import { checkSetting } from '../../lambda/contract/setting-kinds.js';
+import { RECEIVER_FUNCTION_SETTINGS, SETTINGS } from '../../lambda/contract/settings.js';
 import { loadConfig } from '../../lambda/receiver/config.js';
 import { readReceiverContext } from '../../lib/context.js';
 import { WebhookReceiver } from '../../lib/webhook-receiver.js';
@@ -12,11 +13,12 @@ import { killStartedProcessesAfterEach, startProcess } from '../support/start-pr
 const dir = scratchDir('settings-agreement');
 killStartedProcessesAfterEach();
 
-/** Each whole-number setting with a value just past its range. */
-const OUT_OF_RANGE = Object.values(RECEIVER_SETTINGS).map((setting) => ({
-  setting,
-  value: 'maximum' in setting ? setting.maximum + 1 : -1,
-}));
+/** Each whole-number setting of the receiver function with a value just past its range. */
+const OUT_OF_RANGE = RECEIVER_FUNCTION_SETTINGS.map((prop) => SETTINGS[prop]).flatMap((setting) =>
+  setting.kind === 'whole-number'
+    ? [{ setting, value: 'maximum' in setting ? setting.maximum + 1 : -1 }]
+    : [],
+);
 
 /** What the construct says when given `value` as the setting's prop. */
 function constructRefusal(prop: string, value: number): string {
@@ -60,7 +62,7 @@ describe('A receiver setting out of its range', () => {
     'is refused with one message by the construct, the context, the cold start and npm start: $setting.prop = $value',
     async ({ setting, value }) => {
       // Prepare
-      const checked = checkWholeNumber(setting, `${value}`);
+      const checked = checkSetting(setting, `${value}`);
       expect(checked.ok).toBe(false);
       const message = checked.ok ? '' : checked.message;
 

@@ -227,9 +227,13 @@ describe('Function: buildApp', () => {
       ['webAclArn', 'arn:aws:s3:::bucket', /webAclArn/],
       ['throttleRateLimit', '0', /throttleRateLimit/],
       ['secretArn', 'booking-key', /secretArn/],
-      ['endpoints', 'EU,us', /endpoint name "EU" is not 1 to 32 characters/],
+      ['endpoints', 'EU,us', /context endpoints entry "EU" is not 1 to 32 characters/],
       ['secretArn.eu', SECRET_ARN, /context secretArn\.eu names no endpoint/],
-      ['allowedSourceIps', '203.0.113.0/24,10.0.0.1/8', /allowedSourceIps entry "10\.0\.0\.1\/8"/],
+      [
+        'allowedSourceIps',
+        '203.0.113.0/24,10.0.0.1/8',
+        /allowedSourceIps \(ALLOWED_SOURCE_IPS\) entry "10\.0\.0\.1\/8"/,
+      ],
       ['domainName', 'hooks.example.com', /domainName needs certificateArn/],
       ['disableDefaultEndpoint', 'maybe', /context disableDefaultEndpoint must be true or false/],
     ])('refuses context %s=%s with an error naming the key', (key, value, message) => {

@@ -20,6 +20,19 @@ function read(context: Record<string, unknown>) {
 }
 
 describe('Function: readReceiverContext', () => {
+  it('refuses an empty allowedSourceIps (-c allowedSourceIps=), naming it, but reads other empty keys as unset', () => {
+    // Act
+    const act = () => read({ allowedSourceIps: '' });
+    const others = read({ forwardEvents: '', secretJsonField: '', endpoints: '' });
+
+    // Assess
+    expect(act).toThrow(InvalidContextError);
+    expect(act).toThrow(
+      'context allowedSourceIps (ALLOWED_SOURCE_IPS) names no range: leave the setting out to let every source in',
+    );
+    expect(others.props).toEqual({});
+  });
+
   it('uses the default stack name and leaves every option to the stack when no key is set', () => {
     // Act
     const result = read({});
@@ -166,7 +179,10 @@ describe('Function: readReceiverContext', () => {
       { endpoints: 'eu,us', 'secretArn.uk': SECRET_ARN },
       /context secretArn\.uk names no endpoint of context endpoints \(eu,us\)/,
     ],
-    [{ endpoints: 'eu', 'secretArn.eu': 42 }, /context secretArn\.eu must be text/],
+    [
+      { endpoints: 'eu', 'secretArn.eu': 42 },
+      /context secretArn\.eu must be non-empty text, got 42/,
+    ],
     [
       { endpoints: 'eu', 'secretKmsKeyArn.us': KMS_KEY_ARN },
       /context secretKmsKeyArn\.us names no endpoint of context endpoints \(eu\)/,
@@ -195,10 +211,18 @@ describe('Function: readReceiverContext', () => {
       'alb',
       /context ingress must be one of http-api, rest-api, function-url, got "alb"/,
     ],
-    ['ingress', 3, /context ingress must be text/],
+    ['ingress', 3, /context ingress must be one of http-api, rest-api, function-url, got 3/],
     ['tracing', 'on', /context tracing must be true or false/],
-    ['reservedConcurrency', 'many', /context reservedConcurrency must be a number/],
-    ['secretJsonField', ['a'], /context secretJsonField must be text/],
+    [
+      'reservedConcurrency',
+      'many',
+      /context reservedConcurrency must be a whole number of at least 1, got many/,
+    ],
+    [
+      'secretJsonField',
+      ['a'],
+      /context secretJsonField \(SECRET_JSON_FIELD\) must be non-empty text, got \["a"\]/,
+    ],
     ['fifo', 'yes', /context fifo must be true or false, got "yes"/],
     ['consumer', 1, /context consumer must be true or false/],
     ['idempotency', 'on', /context idempotency must be true or false, got "on"/],
@@ -207,19 +231,31 @@ describe('Function: readReceiverContext', () => {
       '5m',
       'context signatureToleranceSeconds (SIGNATURE_TOLERANCE_SECONDS) must be a whole number from 1 to 3600, got 5m',
     ],
-    ['throttleRateLimit', true, /context throttleRateLimit must be a number/],
-    ['forwardEvents', [1, 2], /context forwardEvents must be a comma-separated list/],
-    ['alarmEmail', 42, /context alarmEmail must be text/],
-    ['silenceAlarmMinutes', 'hourly', /context silenceAlarmMinutes must be a number/],
+    ['throttleRateLimit', true, /context throttleRateLimit must be a number above 0, got true/],
+    [
+      'forwardEvents',
+      [1, 2],
+      /context forwardEvents \(FORWARD_EVENTS\) must be a comma-separated list/,
+    ],
+    ['alarmEmail', 42, /context alarmEmail must be non-empty text, got 42/],
+    [
+      'silenceAlarmMinutes',
+      'hourly',
+      /context silenceAlarmMinutes must be a whole number from 0 to 1440, got hourly/,
+    ],
     ['dashboard', 'yes', /context dashboard must be true or false/],
-    ['domainName', ['hooks.example.com'], /context domainName must be text/],
+    ['domainName', ['hooks.example.com'], /context domainName must be non-empty text/],
     ['disableDefaultEndpoint', 'yes', /context disableDefaultEndpoint must be true or false/],
     [
       'allowedSourceIps',
       { cidr: '203.0.113.0/24' },
-      /context allowedSourceIps must be a comma-separated list/,
+      /context allowedSourceIps \(ALLOWED_SOURCE_IPS\) must be a comma-separated list/,
     ],
-    ['receiverMemorySize', '1GB', /context receiverMemorySize must be a number/],
+    [
+      'receiverMemorySize',
+      '1GB',
+      /context receiverMemorySize must be a whole number from 128 to 10240, got 1GB/,
+    ],
     [
       'systemLogLevel',
       'ERROR',

@@ -134,7 +134,7 @@ describe('Class: IdempotencyTable', () => {
     const create = () => synthesize({ idempotencyTtl });
 
     // Assess
-    expect(create).toThrow(/idempotencyTtl must be whole seconds, at least 1/);
+    expect(create).toThrow(/idempotencyTtl, in seconds, must be a whole number of at least 1/);
   });
 
   describe('cdk-nag AwsSolutions and Serverless packs', () => {

@@ -226,7 +226,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
       // Assess
       expect(build).toThrow(
         new InvalidWebhookReceiverPropsError(
-          `silenceAlarmMinutes must be an integer from 0 to 1440, got ${minutes}`,
+          `silenceAlarmMinutes must be a whole number from 0 to 1440, got ${minutes}`,
         ),
       );
     });

@@ -204,12 +204,12 @@ describe('Class: ReceiverStack', () => {
     [
       'a key alias as secretKmsKeyArn',
       { secretArn: SECRET_ARN, secretKmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/hooks' },
-      /secretKmsKeyArn "arn:aws:kms:eu-west-1:123456789012:alias\/hooks" is not a KMS key ARN/,
+      /secretKmsKeyArn must be a KMS key ARN .*, got "arn:aws:kms:eu-west-1:123456789012:alias\/hooks"$/,
     ],
     [
       "an endpoint's secretArn that is not a complete ARN, naming its context key",
       { endpoints: [{ name: 'us', secretArn: 'webhook/us' }] },
-      /secretArn\.us "webhook\/us" is not a complete Secrets Manager secret ARN/,
+      /secretArn\.us must be a complete Secrets Manager secret ARN .*, got "webhook\/us"$/,
     ],
   ] as const)('rejects %s', (_name, props, message) => {
     // Act
@@ -234,5 +234,60 @@ describe('Class: ReceiverStack', () => {
     // Assess
     expect(build).toThrow(InvalidReceiverStackPropsError);
     expect(build).toThrow(/complete Secrets Manager secret ARN/);
+  });
+});
+
+describe('Class: ReceiverStack in a region known at synth', () => {
+  const IN_US = (arn: string) => arn.replace('eu-west-1', 'us-east-1');
+  const CERTIFICATE_ARN =
+    'arn:aws:acm:eu-west-1:123456789012:certificate/1f2e3d4c-5b6a-4789-90ab-cdef01234567';
+  const build = (props: ConstructorParameters<typeof ReceiverStack>[2]) => () =>
+    new ReceiverStack(templateTestApp(), 'InEurope', {
+      env: { account: '123456789012', region: 'eu-west-1' },
+      ...props,
+    });
+
+  it.each([
+    [
+      'certificateArn',
+      { domainName: 'hooks.example.com', certificateArn: IN_US(CERTIFICATE_ARN) },
+      'a regional custom domain takes a certificate of its own region only',
+    ],
+    [
+      'secretArn',
+      { secretArn: IN_US(SECRET_ARN) },
+      'the receiver reads its secrets through Secrets Manager in its own region',
+    ],
+    [
+      'secretKmsKeyArn',
+      { secretArn: SECRET_ARN, secretKmsKeyArn: IN_US(KMS_KEY_ARN) },
+      "a secret's key must be in the secret's region",
+    ],
+    [
+      'secretArn.eu',
+      { endpoints: [{ name: 'eu', secretArn: IN_US(SECRET_ARN) }] },
+      'the receiver reads its secrets through Secrets Manager in its own region',
+    ],
+    [
+      'archiveKmsKeyArn',
+      { archiveKmsKeyArn: IN_US(KMS_KEY_ARN) },
+      "an S3 bucket's key must be in the bucket's region",
+    ],
+  ] as const)('refuses a %s of another region, naming both regions', (name, props, why) => {
+    // Assess
+    expect(build(props)).toThrow(InvalidReceiverStackPropsError);
+    expect(build(props)).toThrow(`${name} is in us-east-1 but the stack is in eu-west-1: ${why}`);
+  });
+
+  it('takes the same ARNs in its own region', () => {
+    expect(
+      build({
+        domainName: 'hooks.example.com',
+        certificateArn: CERTIFICATE_ARN,
+        secretArn: SECRET_ARN,
+        secretKmsKeyArn: KMS_KEY_ARN,
+        archiveKmsKeyArn: KMS_KEY_ARN,
+      }),
+    ).not.toThrow();
   });
 });

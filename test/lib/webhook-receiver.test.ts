@@ -919,20 +919,24 @@ describe('Class: WebhookReceiver', () => {
       ['a tolerance above an hour', { signatureToleranceSeconds: 3601 }, /from 1 to 3600/],
       ['a fractional tolerance', { signatureToleranceSeconds: 1.5 }, /signatureToleranceSeconds/],
       ['a negative grace period', { previousKeyGraceSeconds: -1 }, /previousKeyGraceSeconds/],
-      ['no event types', { forwardEvents: [] }, /forwardEvents must name/],
+      ['no event types', { forwardEvents: [] }, /forwardEvents \(FORWARD_EVENTS\) must name/],
       [
         '* mixed with event types, which the receiver refuses at cold start',
         { forwardEvents: ['*', 'event_booked'] },
-        /forwardEvents must be '\*' alone/,
+        /forwardEvents \(FORWARD_EVENTS\) must be '\*' alone/,
       ],
       ['an event type with a comma', { forwardEvents: ['a,b'] }, /"a,b"/],
-      ['an empty event type', { forwardEvents: [''] }, /forwardEvents entry ""/],
+      ['an empty event type', { forwardEvents: [''] }, /forwardEvents \(FORWARD_EVENTS\) entry ""/],
       ['a rate limit of 0', { throttleRateLimit: 0 }, /throttleRateLimit/],
       ['a burst limit of 0', { throttleBurstLimit: 0 }, /throttleBurstLimit/],
       ['an address without @', { alarmEmail: 'ops.example.com' }, /alarmEmail/],
       ['an empty service name', { serviceName: ' ' }, /serviceName/],
       ['a rejection threshold of 0', { signatureRejectionAlarmThreshold: 0 }, /signatureRejection/],
-      ['an unknown ingress', { ingress: 'alb' as never }, /ingress "alb" is not one of/],
+      [
+        'an unknown ingress',
+        { ingress: 'alb' as never },
+        /ingress must be one of http-api, rest-api, function-url, got "alb"/,
+      ],
       ['an empty secretJsonField', { secretJsonField: ' ' }, /secretJsonField/],
       ['a batch of 11 on a FIFO queue', { fifo: true, consumerBatchSize: 11 }, /from 1 to 10/],
       ['a reserved concurrency of 0', { reservedConcurrency: 0 }, /reservedConcurrency/],
@@ -1043,7 +1047,7 @@ describe('Class: WebhookReceiver', () => {
       [
         "an empty endpoint's secretJsonField",
         { endpoints: [{ name: 'eu', secretJsonField: ' ' }] },
-        /secretJsonField of endpoint "eu" must not be empty/,
+        /secretJsonField of endpoint "eu" must be non-empty text/,
       ],
     ];
 

@@ -4,7 +4,7 @@ import {
   ENDPOINT_DIRECTORY_SECRET_ID,
   ENDPOINT_DIRECTORY_VERSION,
 } from '../../../lambda/contract/environment.js';
-import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
+import { RECEIVER_FUNCTION_SETTINGS, SETTINGS } from '../../../lambda/contract/settings.js';
 import {
   type CfnTemplate,
   DEPLOY_ACCOUNT,
@@ -47,7 +47,7 @@ const NO_CALL_VARIABLES: ReadonlySet<string> = new Set([
   'IDEMPOTENCY_TTL_SECONDS',
   ALLOWED_SOURCE_IPS,
   ENDPOINT_DIRECTORY_VERSION,
-  ...Object.values(RECEIVER_SETTINGS).map((setting) => setting.variable),
+  ...RECEIVER_FUNCTION_SETTINGS.map((prop) => SETTINGS[prop].variable),
 ]);
 
 /** The ARN of a queue from its URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`). */

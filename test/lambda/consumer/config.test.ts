@@ -37,7 +37,9 @@ describe('Function: loadConsumerConfig', () => {
 
     // Assess
     expect(load).toThrow(ConfigError);
-    expect(load).toThrow(`IDEMPOTENCY_TTL_SECONDS must be a whole number >= 1, got '${value}'`);
+    expect(load).toThrow(
+      `idempotencyTtl (IDEMPOTENCY_TTL_SECONDS), in seconds, must be a whole number of at least 1, got ${value}`,
+    );
   });
 
   it('takes the service name and metrics namespace from the Powertools variables', () => {

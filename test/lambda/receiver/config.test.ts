@@ -164,10 +164,19 @@ describe('Function: loadConfig', () => {
   });
 
   it.each([
-    ['203.0.113.0/33', "ALLOWED_SOURCE_IPS entry '203.0.113.0/33' has prefix /33"],
-    ['203.0.113.0/24,example.com', "ALLOWED_SOURCE_IPS entry 'example.com' is not an IPv4 or IPv6"],
-    ['203.0.113.7/24', "ALLOWED_SOURCE_IPS entry '203.0.113.7/24' has bits set after its /24"],
-    ['203.0.113.0/24,', "ALLOWED_SOURCE_IPS entry '' is empty"],
+    [
+      '203.0.113.0/33',
+      'allowedSourceIps (ALLOWED_SOURCE_IPS) entry "203.0.113.0/33" has prefix /33',
+    ],
+    [
+      '203.0.113.0/24,example.com',
+      'allowedSourceIps (ALLOWED_SOURCE_IPS) entry "example.com" is not an IPv4 or IPv6',
+    ],
+    [
+      '203.0.113.7/24',
+      'allowedSourceIps (ALLOWED_SOURCE_IPS) entry "203.0.113.7/24" has bits set after its /24',
+    ],
+    ['203.0.113.0/24,', 'allowedSourceIps (ALLOWED_SOURCE_IPS) entry "" is empty'],
   ])('refuses ALLOWED_SOURCE_IPS=%s at cold start, naming the bad entry', (list, message) => {
     // Act
     const load = () => loadConfig({ ...MINIMAL, ALLOWED_SOURCE_IPS: list });

@@ -7,7 +7,7 @@ import { LOOPBACK } from '../../../devkit/local-run.js';
 import { localS3Client } from '../../../devkit/s3-client.js';
 import { ARCHIVE_LIMITS } from '../../../lambda/contract/archive-layout.js';
 import { METRIC_NAMES } from '../../../lambda/contract/metric-names.js';
-import { MAX_BODY_BYTES_LIMIT, RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
+import { MAX_BODY_BYTES_LIMIT, SETTINGS } from '../../../lambda/contract/settings.js';
 import { FIREHOSE_LIMITS } from '../../../lambda/receiver/archive-record.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
 import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../../../lambda/receiver/handler.js';
@@ -137,7 +137,7 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
     // holds both (the body as base64), so this is the largest record a queued call makes.
     const since = new Date();
     const { invoke } = await receiver(archive.endpoint, { FORWARD_EVENTS: '*' });
-    const maxBodyBytes = RECEIVER_SETTINGS.maxBodyBytes.default;
+    const maxBodyBytes = SETTINGS.maxBodyBytes.default;
     const filler = maxBodyBytes - JSON.stringify({ event: '', source: '' }).length;
     const half = Math.floor(filler / 2);
     const body = JSON.stringify({ event: 'e'.repeat(half), source: 's'.repeat(filler - half) });

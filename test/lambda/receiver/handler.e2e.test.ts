@@ -8,7 +8,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Environment } from '../../../lambda/contract/environment.js';
-import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
+import { SETTINGS } from '../../../lambda/contract/settings.js';
 import { loadConfig } from '../../../lambda/receiver/config.js';
 import { createHandler, type HandlerDependencies } from '../../../lambda/receiver/handler.js';
 import {
@@ -505,7 +505,7 @@ describe('Function: handler', () => {
         );
       await call();
       secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
-      clock.now += RECEIVER_SETTINGS.secretCacheSeconds.default + 1;
+      clock.now += SETTINGS.secretCacheSeconds.default + 1;
 
       // Act
       const response = await call();
@@ -529,7 +529,7 @@ describe('Function: handler', () => {
           restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: NOW, key: KEYS.previous })),
         );
         secrets.mock.on(DescribeSecretCommand).rejects(new Error('ThrottlingException'));
-        clock.now += RECEIVER_SETTINGS.secretCacheSeconds.default + 1;
+        clock.now += SETTINGS.secretCacheSeconds.default + 1;
         const call = (key: string) =>
           handler.invoke(restApiEvent(signedCall(PRETTY_BOOKING, { timestamp: clock.now, key })));
         return { secrets, call, messages: handler.messages };

@@ -6,7 +6,7 @@ import {
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RECEIVER_SETTINGS } from '../../../lambda/contract/settings.js';
+import { SETTINGS } from '../../../lambda/contract/settings.js';
 import type { HandlerDependencies } from '../../../lambda/receiver/handler.js';
 import { API_GATEWAY_FLAVOURS, type HttpCall } from '../../support/api-gateway-events.js';
 import { BOOKER, bookingPayload, signedCall } from '../../support/booking.js';
@@ -199,7 +199,7 @@ describe('Function: handler (log safety)', () => {
         );
       await warm.invoke(call());
       reloading.mock.on(DescribeSecretCommand).rejects(accessDenied());
-      clockSeconds += RECEIVER_SETTINGS.secretCacheSeconds.default + 1;
+      clockSeconds += SETTINGS.secretCacheSeconds.default + 1;
 
       // Act
       const statuses = [

@@ -209,12 +209,12 @@ describe('Function: custom domain props', () => {
     [
       'a domainName in upper case',
       (certificate) => ({ domainName: 'Hooks.Example.com', certificate }),
-      /^domainName "Hooks\.Example\.com" is not a lower-case DNS name/,
+      /^domainName must be a lower-case DNS name such as hooks\.example\.com, got "Hooks\.Example\.com"$/,
     ],
     [
       'a wildcard domainName',
       (certificate) => ({ domainName: '*.example.com', certificate }),
-      /^domainName "\*\.example\.com" is not a lower-case DNS name/,
+      /^domainName must be a lower-case DNS name such as hooks\.example\.com, got "\*\.example\.com"$/,
     ],
     [
       'a hostedZoneId with its /hostedzone/ prefix',
@@ -224,7 +224,7 @@ describe('Function: custom domain props', () => {
         ...ZONE,
         hostedZoneId: '/hostedzone/Z01',
       }),
-      /^hostedZoneId "\/hostedzone\/Z01" is not a Route 53 hosted zone id/,
+      /^hostedZoneId must be a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ, got "\/hostedzone\/Z01"$/,
     ],
   ])('refuses %s', (_, props, message) => {
     // Act
@@ -297,7 +297,7 @@ describe('Class: ReceiverStack with a custom domain', () => {
     ],
     [
       { domainName: DOMAIN, certificateArn: 'arn:aws:iam::123456789012:server-certificate/x' },
-      /^certificateArn "arn:aws:iam::123456789012:server-certificate\/x" is not an ACM certificate ARN/,
+      /^certificateArn must be an ACM certificate ARN, got "arn:aws:iam::123456789012:server-certificate\/x"$/,
     ],
   ])('refuses %j, naming the context key', (props, message) => {
     // Act

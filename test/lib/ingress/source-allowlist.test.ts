@@ -121,15 +121,21 @@ describe('Function: allowedSourceIps', () => {
   it.each([
     [
       ['203.0.113.0/24', '203.0.113.300'],
-      /^allowedSourceIps entry "203\.0\.113\.300" is not an IPv4 or IPv6/,
+      /^allowedSourceIps \(ALLOWED_SOURCE_IPS\) entry "203\.0\.113\.300" is not an IPv4 or IPv6/,
     ],
-    [['203.0.113.0/33'], /^allowedSourceIps entry "203\.0\.113\.0\/33" has prefix \/33/],
+    [
+      ['203.0.113.0/33'],
+      /^allowedSourceIps \(ALLOWED_SOURCE_IPS\) entry "203\.0\.113\.0\/33" has prefix \/33/,
+    ],
     [
       ['203.0.113.9/24'],
-      /^allowedSourceIps entry "203\.0\.113\.9\/24" has bits set after its \/24 prefix: write 203\.0\.113\.0\/24/,
+      /^allowedSourceIps \(ALLOWED_SOURCE_IPS\) entry "203\.0\.113\.9\/24" has bits set after its \/24 prefix: write 203\.0\.113\.0\/24/,
     ],
-    [['2001:db8::/32', ''], /^allowedSourceIps entry "" is empty/],
-    [[], /^allowedSourceIps names no range: leave the setting out to let every source in$/],
+    [['2001:db8::/32', ''], /^allowedSourceIps \(ALLOWED_SOURCE_IPS\) entry "" is empty/],
+    [
+      [],
+      /^allowedSourceIps \(ALLOWED_SOURCE_IPS\) names no range: leave the setting out to let every source in$/,
+    ],
   ])('refuses %j at synth, naming the bad entry', (allowedSourceIps, message) => {
     // Act
     const act = () => synthesize(() => ({ allowedSourceIps }));
