@@ -11,6 +11,7 @@ import { MAX_KEPT_BODY_BYTES, MAX_KEPT_DELIVERIES, MAX_PRETTY_DEPTH } from '../l
 import {
   API,
   byId,
+  confirmButton,
   definitionList,
   element,
   getJson,
@@ -139,6 +140,35 @@ function replayButtons(delivery: DeliveryDetail): HTMLElement {
   );
 }
 
+/**
+ * The console's replay of an archived delivery: its message straight into the queue, after a
+ * confirmation that names the queue; what is not replayable says why instead.
+ */
+function queueReplay(delivery: DeliveryDetail & { notReplayable?: string }): HTMLElement {
+  const result = element('p', { className: 'replay-result' });
+  result.setAttribute('role', 'status');
+  result.replaceChildren(...(replayResults.get(delivery.id)?.() ?? []));
+  if (delivery.notReplayable !== undefined) {
+    return element('p', { className: 'no-diagnosis', textContent: delivery.notReplayable });
+  }
+  const send = async (): Promise<void> => {
+    showReplayResult(delivery.id, () => ['sending…']);
+    try {
+      await getJson(`/deliveries/${delivery.id}/replay?${state.query}`, POST_JSON);
+      showReplayResult(delivery.id, () => [`Sent 1 delivery to ${state.queue}.`]);
+    } catch (error) {
+      const reason = (error as Error).message;
+      showReplayResult(delivery.id, () => [`Not sent: ${reason}`]);
+    }
+  };
+  return element(
+    'div',
+    {},
+    confirmButton('Replay into the queue', () => `Send 1 delivery to ${state.queue}?`, send),
+    result,
+  );
+}
+
 export function renderDetail(delivery: DeliveryDetail): void {
   const close = element('a', { href: '#', className: 'close', textContent: 'Close (Esc)' });
   const title = element(
@@ -247,7 +277,7 @@ export function renderDetail(delivery: DeliveryDetail): void {
   }
   parts.push(
     element('h3', { textContent: 'Replay' }),
-    replayButtons(delivery),
+    state.mode === 'archive' ? queueReplay(delivery) : replayButtons(delivery),
     element('h3', { textContent: 'Request headers (as sent)' }),
     definitionList(
       delivery.headers.map(
@@ -275,7 +305,9 @@ export async function openFromHash(): Promise<void> {
     document.querySelector('main')?.classList.remove('with-detail');
     return;
   }
-  const response = await fetch(`${API}/deliveries/${encodeURIComponent(state.selected)}`);
+  const response = await fetch(
+    `${API}/deliveries/${encodeURIComponent(state.selected)}${state.query === '' ? '' : `?${state.query}`}`,
+  );
   // Another delivery was opened meanwhile (or the detail closed): its answer is the one to show.
   if (state.selected !== id) return;
   if (response.status === 404 && listed.has(state.selected)) {

@@ -80,3 +80,30 @@ export const POST_JSON: RequestInit = {
   headers: { 'content-type': 'application/json' },
   body: '{}',
 };
+
+/**
+ * A button that asks before it acts: a click shows `question()` with Confirm and Cancel, and
+ * only Confirm runs `act`. Replays and redrives write to the operator's queues.
+ */
+export function confirmButton(
+  label: string,
+  question: () => string,
+  act: () => Promise<void>,
+): HTMLElement {
+  const box = element('div', { className: 'actions' });
+  const ask = (): void => {
+    const confirm = button('Confirm', 'primary', () => {
+      box.replaceChildren(start);
+      void act();
+    });
+    box.replaceChildren(
+      element('span', { className: 'question', textContent: question() }),
+      confirm,
+      button('Cancel', '', () => box.replaceChildren(start)),
+    );
+    confirm.focus();
+  };
+  const start = button(label, 'primary', ask);
+  box.append(start);
+  return box;
+}

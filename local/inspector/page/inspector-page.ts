@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
- * The inspector page: the list (live through server-sent events), filters, the detail of one
- * delivery and the replay buttons (list.ts, detail.ts). Plain DOM; every value is set as text,
+ * The inspector page: the list (live through server-sent events, or read from the archive by the
+ * console: console-view.ts), filters, the detail of one delivery and the replay buttons (list.ts,
+ * detail.ts). Plain DOM; every value is set as text,
  * never as HTML.
  *
  * The list stays responsive under bursts: changes are gathered and applied once per frame, and
@@ -9,6 +10,7 @@
  * @module
  */
 import type { DeliverySummary } from '../delivery.js';
+import { type ConsoleSource, startArchiveView } from './console-view.js';
 import { openFromHash } from './detail.js';
 import { API, byId } from './dom.js';
 import { drop, loadList, state, upsert } from './list.js';
@@ -46,5 +48,18 @@ document.addEventListener('keydown', (event) => {
   }
 });
 
-connect();
+/**
+ * The console (`npm run inspect`) says what it serves at `api/source`; `npm start`'s inspector
+ * has no such path, and streams its deliveries live.
+ */
+async function consoleSource(): Promise<ConsoleSource | undefined> {
+  const response = await fetch(`${API}/source`);
+  if (!response.ok) return undefined;
+  const body = (await response.json()) as Partial<ConsoleSource>;
+  return body.source === 'archive' ? (body as ConsoleSource) : undefined;
+}
+
+const source = await consoleSource();
+if (source === undefined) connect();
+else await startArchiveView(source);
 await openFromHash();

@@ -25,8 +25,16 @@ let loading: Promise<void> | undefined;
 /** Whether a first list has arrived: until then the page says it is loading, not that it is empty. */
 let loaded = false;
 
-/** The delivery whose detail is open. */
-export const state: { selected: string | undefined } = { selected: undefined };
+/**
+ * The delivery whose detail is open, and the source: `npm start`'s own deliveries (live), or the
+ * console's archive, with the query of its window and filters (`from=…&to=…`) and its queue.
+ */
+export const state: {
+  selected: string | undefined;
+  mode: 'local' | 'archive';
+  query: string;
+  queue: string;
+} = { selected: undefined, mode: 'local', query: '', queue: '' };
 
 /** What the detail view is told: the open delivery changed, a delivery left the list. */
 const hooks = {
