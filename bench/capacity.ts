@@ -33,11 +33,8 @@ import {
   type PricedIngress,
   type UnqueuedCallInputs,
 } from './cost-model.js';
-import {
-  cloudWatchBytesPerCall,
-  DEPLOYED_PLATFORM_BYTES_PER_CALL,
-  measureHandler,
-} from './handler.js';
+import { measureHandler } from './handler.js';
+import { cloudWatchBytesPerCall, DEPLOYED_PLATFORM_BYTES_PER_CALL } from './logs.js';
 import { PRICES } from './prices.js';
 import { QUOTAS, type Quota } from './quotas.js';
 import type { BenchSection, BenchTable } from './section.js';

@@ -34,14 +34,13 @@ import {
   ONE_VCPU_MEMORY_MB,
   type PricedIngress,
 } from './cost-model.js';
+import { type HandlerMeasurement, measureHandler } from './handler.js';
 import {
   CLOUDWATCH_EVENT_OVERHEAD_BYTES,
   cloudWatchBytesPerCall,
   DEPLOYED_PLATFORM_BYTES_PER_CALL,
-  type HandlerMeasurement,
-  measureHandler,
   PLATFORM_BYTES_PER_CALL,
-} from './handler.js';
+} from './logs.js';
 import { estimateEndpointMonthlyCost, estimateFixedMonthlyCost } from './monthly-cost.js';
 import { PRICE_SOURCES, PRICES } from './prices.js';
 import type { BenchSection, BenchTable } from './section.js';

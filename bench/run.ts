@@ -4,8 +4,9 @@ import { capacitySection } from './capacity.js';
 import { coldStartSection } from './cold-start.js';
 import { costSection } from './cost.js';
 import { footprintSection } from './footprint.js';
-import { handlerSection, logsSection } from './handler.js';
+import { handlerSection } from './handler-cpu.js';
 import { inspectorSection } from './inspector.js';
+import { logsSection } from './logs.js';
 import {
   consoleText,
   drawnFiles,
