@@ -15,9 +15,9 @@ import {
   applyRotation,
   formatVersions,
   listSecretVersions,
-  main,
   RotationError,
-} from '../../cli/rotate-secret.js';
+} from '../../cli/rotate-secret/rotation.js';
+import { main } from '../../cli/rotate-secret.js';
 import { runTool, type ToolRun } from '../devkit/run-tool.js';
 import { FakeSecretStore, serveSecretStore } from '../support/secret-store.js';
 

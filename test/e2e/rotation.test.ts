@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyRotation, type RotateAction } from '../../cli/rotate-secret.js';
+import { applyRotation, type RotateAction } from '../../cli/rotate-secret/rotation.js';
 import { signPayload } from '../../lambda/core/sign.js';
 import {
   type RequestSource,
