@@ -338,7 +338,7 @@ export const throughputSection: BenchSection = {
             percentile(latencies, 0.5).toFixed(1),
             percentile(latencies, 0.99).toFixed(1),
             String(queuedAnswers - verdict.matched),
-            String(queue.messages.length - verdict.matched),
+            String((queue?.messages.length ?? 0) - verdict.matched),
             String(verdict.problems.length),
             // The floor carries the valid calls' load, not this mix's connections and calls.
             '',

@@ -11,7 +11,7 @@ import type { LoadtestOptions } from './options.js';
 import { readRunArchive } from './read-archive.js';
 import { isRunBody, requestMix } from './request-mix.js';
 import { type LoadRun, MAX_BUILT_AHEAD, runLoad } from './run-load.js';
-import { CONTRACT, isAnswered200, judgeRun, type Verdict } from './verdict.js';
+import { archivedCalls, CONTRACT, isAnswered200, judgeRun, type Verdict } from './verdict.js';
 
 /**
  * Room, besides the time limit, between signing a request ahead and the receiver reading its
@@ -23,11 +23,17 @@ export const BUILD_AHEAD_MARGIN_SECONDS = 60;
 /** Where the calls go and what they are signed with. */
 export interface Target {
   readonly webhookUrl: string;
-  readonly queueUrl: string;
+  /**
+   * The queue the receiver forwards to, only when this run owns it (the npm start it started):
+   * it is drained, every message in it received. A queue others send to or read from is never
+   * read: a receive hides a message for its visibility timeout and counts against its
+   * maxReceiveCount, whoever sent it, so the run judges that receiver by its archive instead.
+   */
+  readonly queueUrl?: string;
   readonly key: string;
   /**
-   * The receiver's local archive (`http://127.0.0.1:<port>/<bucket>`), when the run knows it
-   * (the npm start it started): every call answered 200 is then looked for there too.
+   * The receiver's local archive (`http://127.0.0.1:<port>/<bucket>`), when the run knows it:
+   * every call answered 200 is then looked for there too.
    */
   readonly archiveUrl?: string;
 }
@@ -61,19 +67,20 @@ export interface HostileMixRun {
   readonly warmUp: LoadRun;
   /** The timed calls' answers. */
   readonly run: LoadRun;
-  readonly queue: DrainedQueue;
+  /** What the run's own queue held; `undefined` when it has none (see {@link Target.queueUrl}). */
+  readonly queue: DrainedQueue | undefined;
   readonly verdict: Verdict;
 }
 
 /**
- * Sends the hostile mix to `target`, drains this run's messages from its queue, reads their
+ * Sends the hostile mix to `target`, drains its queue when the run owns one, reads the run's
  * records from its archive when it has one, and judges them against the contract. Used by
  * `npm run loadtest` and the bench's throughput section.
  *
  * @param options - the mix
- * @param target - where the calls go, its queue and the key to sign with
+ * @param target - where the calls go, its queue and archive, and the key to sign with
  * @param env - the SQS client's environment (endpoint, credentials)
- * @throws the SDK's error when the queue cannot be drained or the archive read
+ * @throws the SDK's error when the queue cannot be drained
  */
 export async function runHostileMix(
   options: HostileMixOptions,
@@ -114,30 +121,43 @@ export async function runHostileMix(
   const results = [...warmUp.results, ...run.results];
   const isOurs = (body: string): boolean =>
     isRunBody(body, runIds.timed) || isRunBody(body, runIds.warmUp);
-  const client = sqsClientFor(target.queueUrl, env);
-  let queue: DrainedQueue;
-  try {
-    queue = await drainQueue({ client, queueUrl: target.queueUrl, isOurs });
-  } finally {
-    client.destroy();
-  }
-  const archived =
+  const queue =
+    target.queueUrl === undefined ? undefined : await drainOwnQueue(target.queueUrl, isOurs, env);
+  const archive =
     target.archiveUrl === undefined
       ? undefined
       : await readRunArchive({
           archiveUrl: target.archiveUrl,
           since,
           isOurs,
-          expected: results.filter(isAnswered200).length,
-        });
+          complete: (calls) =>
+            archivedCalls(results, calls) === results.filter(isAnswered200).length,
+        }).then(
+          (archived) => ({ archived }),
+          (error: Error) => ({ archiveUnreadable: `${target.archiveUrl}: ${error.message}` }),
+        );
   const verdict = judgeRun({
     // The warm-up sends for a time, not a number of calls: what it sent is what it was asked.
     requested: warmUp.results.length + options.requests,
     results,
-    messages: queue.messages,
+    ...(queue === undefined ? {} : { messages: queue.messages }),
     expectations: CONTRACT,
-    standardQueue: !target.queueUrl.endsWith('.fifo'),
-    ...(archived === undefined ? {} : { archived }),
+    standardQueue: !target.queueUrl?.endsWith('.fifo'),
+    ...archive,
   });
   return { warmUp, run, queue, verdict };
+}
+
+/** Every message of a queue this run owns, received and deleted (see {@link drainQueue}). */
+async function drainOwnQueue(
+  queueUrl: string,
+  isOurs: (body: string) => boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<DrainedQueue> {
+  const client = sqsClientFor(queueUrl, env);
+  try {
+    return await drainQueue({ client, queueUrl, isOurs });
+  } finally {
+    client.destroy();
+  }
 }

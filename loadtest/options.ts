@@ -3,7 +3,12 @@
  * straddles, read as the receiver reads them.
  * @module
  */
-import { LOOPBACK_NAMES_TEXT, localPort, localQueueUrl } from '../devkit/local-run.js';
+import {
+  LOCAL_ARCHIVE,
+  LOOPBACK_NAMES_TEXT,
+  localArchiveEndpoint,
+  localPort,
+} from '../devkit/local-run.js';
 import { isLoopbackUrl } from '../devkit/sqs-client.js';
 import { isHttpUrl, parseToolArgs, UsageError, urlWithoutPassword } from '../devkit/tool-io.js';
 import { ConfigError } from '../lambda/contract/environment.js';
@@ -29,7 +34,11 @@ export interface LoadtestOptions {
   readonly requests: number;
   readonly concurrency: number;
   readonly url: string | undefined;
-  readonly queueUrl: string;
+  /**
+   * With `--url`: the archive of that npm start (`http://127.0.0.1:<port>/<bucket>`, the port
+   * from its variable), which the run reads instead of its queue.
+   */
+  readonly archiveUrl: string;
   readonly seed: number;
   readonly timeLimitSeconds: number;
   /** Seconds of the mix sent before the timed calls; 0 for none. */
@@ -79,19 +88,17 @@ export function parseOptions(
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
-  if (values['queue-url'] !== undefined && values.url === undefined) {
-    throw new UsageError('--queue-url goes with --url (the started npm start has its own queue)');
+  if (values['queue-url'] !== undefined) {
+    throw new UsageError(
+      '--queue-url is not read: the load test never receives from a queue it did not start (other senders use it); with --url it reads the archive instead',
+    );
   }
   const url = values.url === undefined ? undefined : loopbackUrl('--url', values.url);
-  const queueUrl = loopbackUrl(
-    '--queue-url',
-    values['queue-url'] ?? localQueueUrl(localPort(env, 'queue')),
-  );
   return {
     requests: wholeNumber('--requests', values.requests, 5000, 1, LIMITS.requests),
     concurrency: wholeNumber('--concurrency', values.concurrency, 20, 1, LIMITS.concurrency),
     url,
-    queueUrl,
+    archiveUrl: `${localArchiveEndpoint(localPort(env, 'archive'))}/${LOCAL_ARCHIVE.bucket}`,
     seed: wholeNumber('--seed', values.seed, 1, 0, 2 ** 32 - 1),
     timeLimitSeconds: wholeNumber(
       '--time-limit',

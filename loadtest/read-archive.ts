@@ -13,8 +13,8 @@ export interface ReadRunArchiveOptions {
   readonly since: Date;
   /** Whether a body is one of this run's (see `isRunBody`). */
   readonly isOurs: (body: string) => boolean;
-  /** How many of this run's calls were answered 200: records awaited before the wait ends. */
-  readonly expected: number;
+  /** Whether the records read so far are all the run's (see `archivedCalls`): the wait ends then. */
+  readonly complete: (calls: readonly ArchivedCall[]) => boolean;
   /**
    * Longest wait for the archive's buffer to be written.
    * @default five buffer intervals of the local archive
@@ -25,7 +25,7 @@ export interface ReadRunArchiveOptions {
 /**
  * The records of one run's calls answered 200 in a local archive, read through S3 as the replay
  * reads it. `npm start` writes its buffer about a second after a call (see
- * `LOCAL_ARCHIVE_BUFFER_MS`), so the archive is read again until it holds `expected` such records
+ * `LOCAL_ARCHIVE_BUFFER_MS`), so the archive is read again until it holds them all (`complete`)
  * or the wait is over; a record still missing then is a delivery the archive lost.
  *
  * @param options - the archive, the run's start, its bodies and what to wait for
@@ -47,7 +47,7 @@ export async function readRunArchive(options: ReadRunArchiveOptions): Promise<Ar
         if (record.verdict === 'rejected' || !options.isOurs(body.toString('utf8'))) return [];
         return [{ digest: bodyDigest(body), verdict: record.verdict }];
       });
-      if (calls.length >= options.expected || Date.now() >= deadline) return calls;
+      if (options.complete(calls) || Date.now() >= deadline) return calls;
       await sleep(LOCAL_ARCHIVE_BUFFER_MS / 4);
     }
   } finally {

@@ -26,21 +26,19 @@ import { MAX_BUILT_AHEAD } from './run-load.js';
 import { formatSummary } from './summary.js';
 import { CONTRACT } from './verdict.js';
 
-const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL] [--queue-url URL]
+const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL]
                             [--seed N] [--time-limit SECONDS] [--warm-up SECONDS]
 
-Sends a mix of webhook calls to a receiver on this machine, drains its queue, and checks that
-every call answered 200 queued has exactly one message with the identical body, that no other
-message exists, that forged, stale and oversized calls got 401, 401 and 413, and (without --url)
-that every call answered 200 has its record in the archive.
+Sends a mix of webhook calls to a receiver on this machine and checks that forged, stale and
+oversized calls got 401, 401 and 413, that every call answered 200 has its record in the
+archive, and, for the npm start it starts, that every call answered 200 queued has exactly one
+message with the identical body in its queue and that no other message exists.
 
   --requests N          number of calls (default 5000, at most 100000)
   --concurrency C       calls in flight at once, one connection each (default 20, at most 256)
   --url URL             a receiver already running on this machine (npm start in another
                         terminal); by default npm start is started as a child process on free
-                        ports with its own key, and stopped afterwards
-  --queue-url URL       with --url: the queue it forwards to (default the local queue on
-                        ${LOCAL_PORTS.queue.variable}, ${LOCAL_PORTS.queue.default})
+                        ports with its own key and queue, and stopped afterwards
   --seed N              seed of the mix and the generated bookings (default 1)
   --time-limit SECONDS  no timed call is started after this (default 120); unsent calls fail
                         the run. The first ${MAX_BUILT_AHEAD.toLocaleString('en-US')} timed calls are signed before their clock
@@ -57,8 +55,11 @@ over MAX_BODY_BYTES), 10% event_cancelled (200 ignored with the default FORWARD_
 
 With --url, calls are signed with WEBHOOK_SECRET (environment, then .env), and
 SIGNATURE_TOLERANCE_SECONDS, MAX_BODY_BYTES and FORWARD_EVENTS are read from the environment as
-the receiver reads them. Only this run's messages are deleted from the queue. Only loopback URLs
-are accepted: this is a test of the local run, not of a deployed endpoint.
+the receiver reads them. Its queue is never read: other senders' messages are there, and a
+receive would hide them from their consumer and count against their maxReceiveCount. The
+archive of that npm start (on ${LOCAL_PORTS.archive.variable}, default ${LOCAL_PORTS.archive.default}) is read instead, and
+the messages of the run stay in its queue. Only loopback URLs are accepted: this is a test of
+the local run, not of a deployed endpoint.
 
 Exit status: 0 every check passed, 1 a check failed or the receiver did not start, 2 usage error.`;
 
@@ -95,7 +96,7 @@ async function loadtest(options: LoadtestOptions, io: ToolIo): Promise<number> {
       io.err('No key to sign with: set WEBHOOK_SECRET, or run npm start once (it writes .env)');
       return 1;
     }
-    target = { webhookUrl: options.url, queueUrl: options.queueUrl, key: found.secret };
+    target = { webhookUrl: options.url, archiveUrl: options.archiveUrl, key: found.secret };
   }
   let status: number;
   try {
@@ -118,9 +119,7 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
   try {
     mix = await runHostileMix(options, target, io.env);
   } catch (error) {
-    io.err(
-      `Could not drain ${urlWithoutPassword(target.queueUrl)} or read the archive: ${(error as Error).message}`,
-    );
+    io.err(`Could not drain ${target.queueUrl}: ${(error as Error).message}`);
     return 1;
   }
   const { warmUp, run, queue, verdict } = mix;
@@ -134,7 +133,6 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
       queue,
       expectations: CONTRACT,
       verdict,
-      sharedQueue: options.url !== undefined,
     }),
   );
   return verdict.problems.length === 0 ? 0 : 1;

@@ -12,14 +12,10 @@ export interface SummaryInput {
   readonly warmUp: LoadRun;
   /** The timed calls: the throughput and latency figures are theirs. */
   readonly run: LoadRun;
-  readonly queue: DrainedQueue;
+  /** The run's own queue, drained; `undefined` for a receiver it did not start (`--url`). */
+  readonly queue: DrainedQueue | undefined;
   readonly expectations: Expectations;
   readonly verdict: Verdict;
-  /**
-   * Whether the receiver and queue are shared (`--url`): other senders and readers may use the
-   * queue, so the summary says what the run could not check.
-   */
-  readonly sharedQueue: boolean;
 }
 
 /**
@@ -42,11 +38,13 @@ export function formatSummary(input: SummaryInput): string {
     '',
     ...outcomeTable(input.expectations, verdict.counts),
     '',
-    `Queue: ${queue.messages.length} messages of this run drained, ${verdict.matched} paired with a 200 queued answer` +
-      ` (${verdict.repeatedBodies} bodies were replayed: answered queued and stored once per call)` +
-      (queue.foreign > 0 ? `; ${queue.foreign} messages of other senders left in the queue` : ''),
+    queue === undefined
+      ? `Queue: not read (--url: other senders' messages are there, and a receive would hide them and count against their maxReceiveCount); the ${queuedAnswers(verdict)} messages of this run's 200 queued answers stay in it`
+      : `Queue: ${queue.messages.length} messages of this run drained, ${verdict.matched} paired with a 200 queued answer` +
+        ` (${verdict.repeatedBodies} bodies were replayed: answered queued and stored once per call)` +
+        (queue.foreign > 0 ? `; ${queue.foreign} messages of other senders left in the queue` : ''),
     verdict.archived === undefined
-      ? 'Archive: not checked (--url: the archive of that npm start is not known)'
+      ? 'Archive: not read'
       : `Archive: ${verdict.archived} of ${verdict.answered200} calls answered 200 have their record`,
     `Elapsed: ${seconds.toFixed(1)} s, ${(run.results.length / seconds).toFixed(0)} requests/s,` +
       ` latency p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
@@ -54,17 +52,15 @@ export function formatSummary(input: SummaryInput): string {
   ];
   if (verdict.problems.length === 0) {
     lines.push(
-      'PASS: every 200 queued answer has exactly one message with the identical body, no message of this run',
-      `      is unaccounted for, every refused call got the contract status${verdict.archived === undefined ? '' : ', and every 200 is archived'}.`,
+      queue === undefined
+        ? 'PASS: every call answered 200 has its archive record with that verdict, and every refused call'
+        : 'PASS: every 200 queued answer has exactly one message with the identical body, no message of this run',
+      queue === undefined
+        ? '      got the contract status.'
+        : `      is unaccounted for, every refused call got the contract status${verdict.archived === undefined ? '' : ', and every 200 is archived'}.`,
     );
   } else {
     lines.push('FAIL:', ...verdict.problems.map((problem) => `  - ${problem}`));
-  }
-  if (input.sharedQueue) {
-    lines.push(
-      'Not checked (--url: the queue is shared): messages of other senders (only counted, never judged),',
-      '  and whether another reader took messages of this run before the drain (they would show as lost).',
-    );
   }
   return lines.join('\n');
 }
@@ -125,4 +121,12 @@ function percentile(values: readonly number[], fraction: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
+}
+
+/** How many calls were answered 200 queued. */
+function queuedAnswers(verdict: Verdict): number {
+  return [...verdict.counts.values()].reduce(
+    (sum, perKind) => sum + (perKind.get('queued') ?? 0),
+    0,
+  );
 }

@@ -26,8 +26,11 @@ export interface VerdictInput {
   /** How many requests the run was asked to send. */
   readonly requested: number;
   readonly results: readonly LoadResult[];
-  /** Every message of this run found in the queue afterwards. */
-  readonly messages: readonly DrainedMessage[];
+  /**
+   * Every message of this run found in the queue afterwards.
+   * @default the queue is not judged (the run did not own it)
+   */
+  readonly messages?: readonly DrainedMessage[];
   readonly expectations: Expectations;
   /**
    * A standard queue: every message carries `dedup_key`, the same for copies of one body, and a
@@ -48,6 +51,8 @@ export interface VerdictInput {
    * @default the archive is not judged
    */
   readonly archived?: readonly ArchivedCall[];
+  /** Why the archive, which was to be judged, could not be read: a problem of the run. */
+  readonly archiveUnreadable?: string;
 }
 
 /** Counts and, if the run broke the contract, what went wrong. */
@@ -56,7 +61,7 @@ export interface Verdict {
   readonly problems: string[];
   /** Answers per kind and outcome. */
   readonly counts: ReadonlyMap<string, ReadonlyMap<Outcome, number>>;
-  /** Messages that pair with a `queued` answer. */
+  /** Messages that pair with a `queued` answer (0 when the queue was not judged). */
   readonly matched: number;
   /** Bodies answered `queued` more than once (replays); each answer has its own message. */
   readonly repeatedBodies: number;
@@ -100,14 +105,22 @@ export function judgeRun(input: VerdictInput): Verdict {
   ).length;
   if (withoutRetryAfter > 0) problems.push(`${withoutRetryAfter} answers 503 without Retry-After`);
 
-  const pairing = pairMessages(
-    input.results,
-    input.messages,
-    input.standardQueue,
-    input.mayBeQueued ?? (() => false),
-  );
+  const pairing =
+    input.messages === undefined
+      ? { problems: [], matched: 0, repeatedBodies: 0 }
+      : pairMessages(
+          input.results,
+          input.messages,
+          input.standardQueue,
+          input.mayBeQueued ?? (() => false),
+        );
   problems.push(...pairing.problems);
-  if (input.standardQueue) problems.push(...dedupKeyProblems(input.messages));
+  if (input.standardQueue && input.messages !== undefined) {
+    problems.push(...dedupKeyProblems(input.messages));
+  }
+  if (input.archiveUnreadable !== undefined) {
+    problems.push(`the archive could not be read (${input.archiveUnreadable})`);
+  }
   const archive =
     input.archived === undefined ? undefined : pairArchive(input.results, input.archived);
   if (archive !== undefined) problems.push(...archive.problems);
@@ -199,6 +212,18 @@ function pairMessages(
     problems.push(`${count} messages in the queue were never answered 200 queued (${kind})`);
   }
   return { problems, matched, repeatedBodies };
+}
+
+/**
+ * How many calls answered 200 have an archive record of their body and verdict: all of them
+ * once the archive holds the run. Copies of a record (the archive keeps a call at least once)
+ * pair with one call each, so a count of records can reach the calls' while one is missing.
+ */
+export function archivedCalls(
+  results: readonly LoadResult[],
+  archived: readonly ArchivedCall[],
+): number {
+  return pairArchive(results, archived).paired;
 }
 
 /** Pairs every call answered 200 with an archive record of its body and verdict. */

@@ -1,9 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bannerValue } from '../../devkit/local-process.js';
+import { sqsClientFor } from '../../devkit/sqs-client.js';
 import { main } from '../../loadtest/run.js';
 import { closeServer, listen } from '../../local/net.js';
 import { runTool } from '../devkit/run-tool.js';
-import { type LocalSqs, startLocalSqs } from '../support/local-sqs.js';
+import { receiveAndDeleteAll } from '../support/drain.js';
+import { bannerPort, killNpmStartsAfterEach, spawnNpmStart } from '../support/npm-start.js';
+import { scratchDir } from '../support/scratch-dir.js';
+
+const dir = scratchDir('loadtest-run');
+
+killNpmStartsAfterEach();
 
 describe('Tool: npm run loadtest', () => {
   it('warms npm start up, sends 600 timed calls at 20 connections, pairs every queued answer with one message, and stops the child', async () => {
@@ -47,8 +58,6 @@ describe('Tool: npm run loadtest', () => {
   describe('against a receiver that acknowledges everything and stores nothing', () => {
     let liar: Server;
     let url: string;
-    let sqs: LocalSqs;
-    let queueUrl: string;
 
     beforeAll(async () => {
       liar = createServer((request, response) => {
@@ -56,21 +65,16 @@ describe('Tool: npm run loadtest', () => {
         request.on('end', () => response.end('{"status":"queued"}'));
       });
       url = `http://127.0.0.1:${await listen(liar, 0, '127.0.0.1')}/webhook`;
-      sqs = await startLocalSqs();
-      queueUrl = await sqs.createQueue('loadtest-liar');
     });
     afterAll(async () => {
       await closeServer(liar);
-      await sqs.close();
     });
 
     it('fails, naming each broken rule', async () => {
-      // Act
-      const run = await runTool(
-        main,
-        ['--requests', '40', '--warm-up', '0', '--url', url, '--queue-url', queueUrl],
-        { env: { WEBHOOK_SECRET: 'whsec-loadtest' } },
-      );
+      // Act: no archive answers on port 1
+      const run = await runTool(main, ['--requests', '40', '--warm-up', '0', '--url', url], {
+        env: { WEBHOOK_SECRET: 'whsec-loadtest', LOCAL_S3_PORT: '1' },
+      });
 
       // Assess
       const out = run.out.join('\n');
@@ -80,9 +84,57 @@ describe('Tool: npm run loadtest', () => {
       expect(out).toContain('4 stale requests answered 200 queued (contract: 401)');
       expect(out).toContain('2 oversized requests answered 200 queued (contract: 413)');
       expect(out).toContain('4 ignored requests answered 200 queued (contract: 200 ignored)');
-      expect(out).toContain('40 calls answered 200 queued have no message in the queue');
+      expect(out).toContain('the archive could not be read (http://127.0.0.1:1/webhook-archive:');
     });
   });
+
+  it('leaves the messages of another sender of an npm start it did not start as they were: visible, never received', async () => {
+    // Prepare: the user's npm start, holding a message of someone else
+    const key = randomBytes(32).toString('hex');
+    const stateDir = join(dir(), 'beside');
+    const banner = await spawnNpmStart({ WEBHOOK_SECRET: key, LOCAL_STATE_DIR: stateDir }).ready();
+    const queueUrl = `http://127.0.0.1:${bannerPort(banner, 'Queue URL')}/123456789012/webhook-events`;
+    const sqs = sqsClientFor(queueUrl);
+    const foreign = (when: string) =>
+      sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `{"sent":"${when}"}` }));
+    await foreign('before');
+
+    // Act: a load test against it, and one more message of someone else while it runs
+    const running = runTool(
+      main,
+      ['--requests', '200', '--warm-up', '0', '--url', bannerValue(banner, 'Webhook URL')],
+      {
+        env: {
+          WEBHOOK_SECRET: key,
+          LOCAL_S3_PORT: String(bannerPort(banner, 'Archive')),
+          LOCAL_STATE_DIR: stateDir,
+        },
+      },
+    );
+    await foreign('during');
+    const run = await running;
+    sqs.destroy();
+
+    // Assess: the run passed on its answers and archive, and the first receive of the others'
+    // messages is this one
+    const out = run.out.join('\n');
+    expect(run.err).toEqual([]);
+    expect(out).toContain('PASS: every call answered 200 has its archive record');
+    const [, queued = 0, ignored = 0] = (/^total +\d+ +(\d+) +(\d+)/m.exec(out) ?? []).map(Number);
+    expect(out).toContain(
+      `Archive: ${queued + ignored} of ${queued + ignored} calls answered 200 have their record`,
+    );
+    const messages = await receiveAndDeleteAll(queueUrl);
+    const others = messages.filter((message) => message.Body?.startsWith('{"sent"'));
+    expect(
+      others.map((message) => [message.Body, message.Attributes?.ApproximateReceiveCount]).sort(),
+    ).toEqual([
+      ['{"sent":"before"}', '1'],
+      ['{"sent":"during"}', '1'],
+    ]);
+    // The run's own messages stay in the queue it did not own.
+    expect(messages.length - others.length).toBe(queued);
+  }, 120_000);
 
   it('prints its usage with --help and exits 0', async () => {
     // Act
@@ -107,7 +159,7 @@ describe('Tool: npm run loadtest', () => {
     ],
     [
       ['--queue-url', 'http://127.0.0.1:9324/123456789012/webhook-events'],
-      '--queue-url goes with --url (the started npm start has its own queue)',
+      '--queue-url is not read: the load test never receives from a queue it did not start (other senders use it); with --url it reads the archive instead',
     ],
   ])('refuses %j with exit status 2 before sending anything', async (args, message) => {
     // Act

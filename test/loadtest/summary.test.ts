@@ -13,12 +13,15 @@ const result: LoadResult = {
   endedAt: 5,
 };
 
-function summaryInput(sharedQueue: boolean, foreign: number): SummaryInput {
+/** A run of one queued call, its queue drained when the run owned it, else its archive read. */
+function summaryInput(ownQueue: boolean, foreign: number): SummaryInput {
   const messages = [{ digest: result.digest, dedupKey: 'k' }];
   const verdict = judgeRun({
     requested: 1,
     results: [result],
-    messages,
+    ...(ownQueue
+      ? { messages }
+      : { archived: [{ digest: result.digest, verdict: 'queued' as const }] }),
     expectations: CONTRACT,
     standardQueue: true,
   });
@@ -28,35 +31,37 @@ function summaryInput(sharedQueue: boolean, foreign: number): SummaryInput {
     concurrency: 1,
     warmUp: { results: [], elapsedMs: 0 },
     run: { results: [result], elapsedMs: 100 },
-    queue: { messages, foreign },
+    queue: ownQueue ? { messages, foreign } : undefined,
     expectations: CONTRACT,
     verdict,
-    sharedQueue,
   };
 }
 
 describe('Function: formatSummary', () => {
-  it('passes on the run’s own messages and says what a shared queue leaves unchecked under --url', () => {
+  it('pairs the messages of a queue the run owned, counting what other senders left there', () => {
     // Act
     const text = formatSummary(summaryInput(true, 3));
 
     // Assess
-    expect(text).toContain('PASS: every 200 queued answer has exactly one message');
+    expect(text).toContain('Queue: 1 messages of this run drained, 1 paired');
     expect(text).toContain('3 messages of other senders left in the queue');
-    expect(text).toContain('Not checked (--url: the queue is shared)');
-    expect(text).toContain(
-      'Archive: not checked (--url: the archive of that npm start is not known)',
-    );
-    expect(text).not.toContain('no other message exists');
+    expect(text).toContain('PASS: every 200 queued answer has exactly one message');
+    expect(text).not.toContain('Warm-up');
   });
 
-  it('has nothing to leave unchecked when the run started its own receiver', () => {
+  it('says the queue of a receiver it did not start was not read, and judges its archive', () => {
     // Act
     const text = formatSummary(summaryInput(false, 0));
 
     // Assess
-    expect(text).not.toContain('Not checked');
-    expect(text).not.toContain('Warm-up');
+    expect(text).toContain(
+      "Queue: not read (--url: other senders' messages are there, and a receive would hide them and count against their maxReceiveCount); the 1 messages of this run's 200 queued answers stay in it",
+    );
+    expect(text).toContain('Archive: 1 of 1 calls answered 200 have their record');
+    expect(text).toContain(
+      'PASS: every call answered 200 has its archive record with that verdict',
+    );
+    expect(text).not.toContain('drained');
   });
 
   it('times only the calls after the warm-up, and says how many came before', () => {

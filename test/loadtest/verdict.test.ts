@@ -25,7 +25,7 @@ const message = (
 });
 
 /** A run where every kind got its contract answer and the queue holds what was queued. */
-function passingRun(): VerdictInput {
+function passingRun(): VerdictInput & { readonly messages: readonly DrainedMessage[] } {
   const results = [
     answer('valid', 'a', 'queued'),
     answer('valid', 'b', 'queued'),
@@ -43,6 +43,39 @@ function passingRun(): VerdictInput {
     standardQueue: true,
   };
 }
+
+describe('Function: judgeRun (a queue the run did not own)', () => {
+  it('judges the answers and the archive, not the queue, when it has no messages', () => {
+    // Prepare: the queue's messages are unknown; the archive holds every call answered 200
+    const { messages: _, ...run } = passingRun();
+    const archived = ['a', 'b', 'a'].map((digest) => ({ digest, verdict: 'queued' as const }));
+
+    // Act
+    const verdict = judgeRun({
+      ...run,
+      archived: [...archived, { digest: 'i', verdict: 'ignored' }],
+    });
+
+    // Assess
+    expect(verdict).toMatchObject({ problems: [], matched: 0, archived: 4, answered200: 4 });
+  });
+
+  it('fails when the archive it was to read could not be read', () => {
+    // Prepare
+    const { messages: _, ...run } = passingRun();
+
+    // Act
+    const verdict = judgeRun({
+      ...run,
+      archiveUnreadable: 'http://127.0.0.1:1/webhook-archive: connect ECONNREFUSED',
+    });
+
+    // Assess
+    expect(verdict.problems).toEqual([
+      'the archive could not be read (http://127.0.0.1:1/webhook-archive: connect ECONNREFUSED)',
+    ]);
+  });
+});
 
 describe('Function: judgeRun', () => {
   it('passes when every queued answer has one message, counting a replayed body twice', () => {
