@@ -6,6 +6,7 @@ import {
   isEndpointName,
   LOCAL_KEY_VARIABLE,
 } from '../lambda/contract/endpoints.js';
+import { SETTINGS } from '../lambda/contract/settings.js';
 import {
   describeSecretKeyFailure,
   keyFromSecretValue,
@@ -17,7 +18,7 @@ import { withTimeout } from './network.js';
 import type { ToolIo } from './tool-io.js';
 
 /** The variable naming the field of a JSON secret that holds the key, as for the receiver. */
-export const SECRET_JSON_FIELD_VARIABLE = 'SECRET_JSON_FIELD';
+export const SECRET_JSON_FIELD_VARIABLE = SETTINGS.secretJsonField.variable;
 
 /** A signing key as a tool read it. */
 export interface SigningKey {

@@ -3,6 +3,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { VARIABLES } from '../lambda/contract/environment.js';
 import { CONSUMER_TIMEOUT_SECONDS } from '../lambda/contract/queue-settings.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { keyUseOnlyThroughService } from './key-use.js';
@@ -37,7 +38,7 @@ export function createConsumerFunction(
     description: 'Example consumer of verified booking-service webhooks',
     // Its own service name, so its logs and metrics are not mistaken for the receiver's.
     environment: {
-      POWERTOOLS_SERVICE_NAME: consumerServiceName(settings.serviceName),
+      [VARIABLES.serviceName]: consumerServiceName(settings.serviceName),
       ...idempotency?.consumerEnvironment,
     },
   });

@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { VARIABLES } from '../lambda/contract/environment.js';
 import { SETTINGS } from '../lambda/contract/settings.js';
 import { InvalidConfigurationError } from './configuration-error.js';
 import { checkedValue } from './setting-checks.js';
@@ -89,7 +90,7 @@ export class IdempotencyTable extends Construct {
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     this.consumerEnvironment = {
-      IDEMPOTENCY_TABLE: this.table.tableName,
+      [VARIABLES.idempotencyTable]: this.table.tableName,
       [SETTINGS.idempotencyTtl.variable]: ttlSeconds,
     };
   }

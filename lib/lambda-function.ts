@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { CONFIG_DEFAULTS } from '../lambda/contract/environment.js';
+import { CONFIG_DEFAULTS, VARIABLES } from '../lambda/contract/environment.js';
 import { createLogGroup } from './log-group.js';
 import { acknowledgeNagFindings } from './nag.js';
 import type { ReceiverSettings } from './receiver-settings.js';
@@ -133,8 +133,8 @@ export function createFunction(
     ...options.overrides,
     environment: {
       ...options.overrides?.environment,
-      POWERTOOLS_SERVICE_NAME: settings.serviceName,
-      POWERTOOLS_METRICS_NAMESPACE: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+      [VARIABLES.serviceName]: settings.serviceName,
+      [VARIABLES.metricsNamespace]: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
       NODE_OPTIONS: '--enable-source-maps',
       ...options.environment,
     },

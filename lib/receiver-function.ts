@@ -4,6 +4,7 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { VARIABLES } from '../lambda/contract/environment.js';
 import {
   RECEIVER_FUNCTION_SETTINGS,
   RECEIVER_TIMEOUT_SECONDS,
@@ -47,8 +48,8 @@ export function createReceiverFunction(
     overrides: settings.receiverFunctionProps,
     environment: {
       ...directory?.environment,
-      ...('secret' in keys ? { SECRET_ID: keys.secret.secretArn } : {}),
-      QUEUE_URL: queue.queueUrl,
+      ...('secret' in keys ? { [VARIABLES.secretId]: keys.secret.secretArn } : {}),
+      [VARIABLES.queueUrl]: queue.queueUrl,
       ...receiverSettingsEnvironment(settings),
     },
   });

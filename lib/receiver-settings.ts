@@ -11,7 +11,7 @@ import {
   CONSUMER_BATCHING_WINDOW_SECONDS,
 } from '../lambda/contract/queue-settings.js';
 import type { SettingRow } from '../lambda/contract/setting-kinds.js';
-import { SETTINGS } from '../lambda/contract/settings.js';
+import { RECEIVER_FUNCTION_SETTINGS, SETTINGS } from '../lambda/contract/settings.js';
 import { InvalidWebhookReceiverPropsError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
 import {
@@ -54,13 +54,7 @@ export const INGRESS_WITH_SOURCE_POLICY: readonly IngressKind[] = ['rest-api'];
  * checked there too, but its default is the construct's own.
  */
 const TABLE_PROPS = [
-  'signatureToleranceSeconds',
-  'previousKeyGraceSeconds',
-  'secretCacheSeconds',
-  'maxBodyBytes',
-  'forwardEvents',
-  'allowedSourceIps',
-  'secretJsonField',
+  ...RECEIVER_FUNCTION_SETTINGS,
   'ingress',
   'webAclArn',
   'domainName',

@@ -1,6 +1,10 @@
 import { ensureWebhookSecret, type LocalWebhookSecret } from '../devkit/dotenv.js';
 import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
-import { ARCHIVE_STREAM, ENDPOINT_DIRECTORY_SECRET_ID } from '../lambda/contract/environment.js';
+import {
+  ARCHIVE_STREAM,
+  ENDPOINT_DIRECTORY_SECRET_ID,
+  VARIABLES,
+} from '../lambda/contract/environment.js';
 import type { SourceAllowlist } from '../lambda/contract/source-allowlist.js';
 import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
@@ -78,9 +82,9 @@ const LOCAL_SDK_DEFAULTS = {
 
 /** Receiver settings that point at Secrets Manager, which a local run does not have. */
 const SECRETS_MANAGER_SETTINGS = [
-  'SECRET_ID',
-  'ENDPOINT_SECRET_IDS',
-  'ENDPOINT_SECRET_JSON_FIELDS',
+  VARIABLES.secretId,
+  VARIABLES.endpointSecretIds,
+  VARIABLES.endpointSecretJsonFields,
   ENDPOINT_DIRECTORY_SECRET_ID,
 ];
 

@@ -4,6 +4,7 @@ import {
   type Environment,
   readSetting,
   readVariable,
+  VARIABLES,
 } from '../contract/environment.js';
 import { SETTINGS } from '../contract/settings.js';
 
@@ -30,15 +31,13 @@ export interface ConsumerConfig {
  * @throws {ConfigError} when a variable is invalid
  */
 export function loadConsumerConfig(env: Environment = process.env): ConsumerConfig {
-  const tableName = readVariable(env, 'IDEMPOTENCY_TABLE');
+  const tableName = readVariable(env, VARIABLES.idempotencyTable);
   return {
     serviceName:
-      readVariable(env, 'POWERTOOLS_SERVICE_NAME') ??
-      CONSUMER_CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
+      readVariable(env, VARIABLES.serviceName) ?? CONSUMER_CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
     // The receiver's namespace unless the deployment sets its own; the service name tells them apart.
     metricsNamespace:
-      readVariable(env, 'POWERTOOLS_METRICS_NAMESPACE') ??
-      CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+      readVariable(env, VARIABLES.metricsNamespace) ?? CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
     idempotency:
       tableName === undefined
         ? undefined

@@ -25,6 +25,27 @@ export function readVariable(env: Environment, name: string): string | undefined
   return value ? value : undefined;
 }
 
+/**
+ * The variables the construct writes, `npm start` sets and the functions read, beyond the
+ * settings table's (whose rows name their own) and those named below.
+ */
+export const VARIABLES = {
+  /** The single endpoint's secret (name or ARN). */
+  secretId: 'SECRET_ID',
+  /** The queue verified events are sent to. */
+  queueUrl: 'QUEUE_URL',
+  /** Named endpoints: a JSON object from endpoint name to secret. */
+  endpointSecretIds: 'ENDPOINT_SECRET_IDS',
+  /** Named endpoints: a JSON object from endpoint name to the JSON field of its key. */
+  endpointSecretJsonFields: 'ENDPOINT_SECRET_JSON_FIELDS',
+  /** Powertools' service name: the log `service` field and metric dimension. */
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  /** Powertools' metric namespace. */
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  /** The example consumer's idempotency table; unset, every delivery is processed. */
+  idempotencyTable: 'IDEMPOTENCY_TABLE',
+} as const;
+
 /** Defaults of the receiver's optional variables; part of the public interface documented in the README. */
 export const CONFIG_DEFAULTS = {
   FORWARD_EVENTS: 'event_booked',

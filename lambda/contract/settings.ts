@@ -11,7 +11,12 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../core/verify-signature.js';
 import { DEFAULT_ARCHIVE_DAYS, MAX_ARCHIVE_DAYS } from './archive-layout.js';
 import { STAGE_THROTTLE_DEFAULTS } from './capacity-settings.js';
 import { ENDPOINT_NAME_RULE } from './endpoints.js';
-import { ALLOWED_SOURCE_IPS, CONFIG_DEFAULTS, CONSUMER_CONFIG_DEFAULTS } from './environment.js';
+import {
+  ALLOWED_SOURCE_IPS,
+  CONFIG_DEFAULTS,
+  CONSUMER_CONFIG_DEFAULTS,
+  VARIABLES,
+} from './environment.js';
 import type { SettingRow } from './setting-kinds.js';
 import {
   endpointNamesRule,
@@ -127,7 +132,7 @@ export const SETTINGS = {
     kind: 'text',
     prop: 'serviceName',
     context: false,
-    variable: 'POWERTOOLS_SERVICE_NAME',
+    variable: VARIABLES.serviceName,
     default: CONFIG_DEFAULTS.POWERTOOLS_SERVICE_NAME,
     defaultText: "`webhook-receiver`; the construct's: `webhook-receiver-` and a hash of its path",
     summary: "The receiver's log `service` field and metric dimension, which its alarms watch.",

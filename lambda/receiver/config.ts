@@ -9,6 +9,7 @@ import {
   type Environment,
   readSetting,
   readVariable,
+  VARIABLES,
 } from '../contract/environment.js';
 import { type ForwardEvents, forwardEventsOf } from '../contract/forward-events.js';
 import { SETTINGS } from '../contract/settings.js';
@@ -81,17 +82,16 @@ export function loadConfig(
     maxBodyBytes: readSetting(env, SETTINGS.maxBodyBytes),
     serviceName: readSetting(env, SETTINGS.serviceName),
     metricsNamespace:
-      readVariable(env, 'POWERTOOLS_METRICS_NAMESPACE') ??
-      CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+      readVariable(env, VARIABLES.metricsNamespace) ?? CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
     allowedSources: allowedSourcesOf(readSetting(env, SETTINGS.allowedSourceIps)),
     archiveStream: readVariable(env, ARCHIVE_STREAM),
   };
 }
 
 function endpointsFrom(env: Environment): EndpointsConfig {
-  const secretId = readVariable(env, 'SECRET_ID');
+  const secretId = readVariable(env, VARIABLES.secretId);
   const key = readVariable(env, LOCAL_KEY_VARIABLE);
-  const endpointSecretIds = readVariable(env, 'ENDPOINT_SECRET_IDS');
+  const endpointSecretIds = readVariable(env, VARIABLES.endpointSecretIds);
   const directory = readVariable(env, ENDPOINT_DIRECTORY_SECRET_ID);
   // Two key settings at once is most likely one setting leaking into another deployment (a local
   // key, or the single endpoint's secret next to the named ones): refuse rather than guess.
@@ -119,7 +119,7 @@ function endpointsFrom(env: Environment): EndpointsConfig {
     }
   }
   if (directory !== undefined) {
-    if (readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS') !== undefined) {
+    if (readVariable(env, VARIABLES.endpointSecretJsonFields) !== undefined) {
       throw new ConfigError(
         `ENDPOINT_SECRET_JSON_FIELDS is set with ${ENDPOINT_DIRECTORY_SECRET_ID}: the directory holds the JSON fields`,
       );
@@ -131,11 +131,11 @@ function endpointsFrom(env: Environment): EndpointsConfig {
       kind: 'named',
       keySources: endpointKeySources(
         { variable: 'ENDPOINT_SECRET_IDS', text: endpointSecretIds },
-        readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS'),
+        readVariable(env, VARIABLES.endpointSecretJsonFields),
       ),
     };
   }
-  if (readVariable(env, 'ENDPOINT_SECRET_JSON_FIELDS') !== undefined) {
+  if (readVariable(env, VARIABLES.endpointSecretJsonFields) !== undefined) {
     throw new ConfigError('ENDPOINT_SECRET_JSON_FIELDS is set without ENDPOINT_SECRET_IDS');
   }
   if (secretId !== undefined)
@@ -147,7 +147,7 @@ function endpointsFrom(env: Environment): EndpointsConfig {
 }
 
 function queueUrlFrom(env: Environment): string {
-  const queueUrl = readVariable(env, 'QUEUE_URL');
+  const queueUrl = readVariable(env, VARIABLES.queueUrl);
   if (queueUrl === undefined) throw new ConfigError('QUEUE_URL is required (the SQS queue URL)');
   if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol)) {
     throw new ConfigError(`QUEUE_URL must be an http(s) SQS queue URL, got '${queueUrl}'`);
