@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
@@ -11,6 +10,7 @@ import {
   describeSecretKeyFailure,
   keyFromSecretValue,
 } from '../lambda/receiver/decision/secret-value.js';
+import { readFileUpTo } from './bounded-read.js';
 import { DOTENV_FILE, findWebhookSecret, readDotEnv } from './dotenv.js';
 import { EXIT_STATUS, NoKeyError, ToolError, UsageError } from './exit-status.js';
 import { ENDPOINTS_VARIABLE, endpointsFrom } from './local-run.js';
@@ -57,16 +57,39 @@ export async function readSigningKey(
     }
     return { key: trimmedKey(raw, LOCAL_KEY_VARIABLE), raw, source: LOCAL_KEY_VARIABLE };
   }
-  let raw: string;
+  const raw = await readKeyFile(resolve(io.cwd, secretFile), '--secret-file');
+  return { key: keyFromFileText(raw, '--secret-file'), raw, source: '--secret-file' };
+}
+
+/**
+ * The most a key file is read: the largest secret Secrets Manager stores (65,536 bytes), which
+ * holds any key this project signs with; `/dev/zero` given as a key file ends there.
+ */
+export const KEY_FILE_MAX_BYTES = 65_536;
+
+/**
+ * The text of a key file, read up to {@link KEY_FILE_MAX_BYTES}.
+ *
+ * @param path - the file
+ * @param name - how messages name it, e.g. `--secret-file`; never the path, which may be a key
+ * @throws {NoKeyError} when it cannot be read or holds more
+ */
+export async function readKeyFile(path: string, name: string): Promise<string> {
+  let bytes: Buffer | 'too-large';
   try {
-    raw = await readFile(resolve(io.cwd, secretFile), 'utf8');
+    bytes = await readFileUpTo(path, KEY_FILE_MAX_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new NoKeyError(
-      `cannot read the --secret-file (${code}): give the path of a file holding the key`,
+      `cannot read the ${name} (${code}): give the path of a file holding the key`,
     );
   }
-  return { key: keyFromFileText(raw, '--secret-file'), raw, source: '--secret-file' };
+  if (bytes === 'too-large') {
+    throw new NoKeyError(
+      `the ${name} holds more than ${KEY_FILE_MAX_BYTES} bytes, more than any key: give the path of a file holding the key`,
+    );
+  }
+  return bytes.toString('utf8');
 }
 
 /** A key's text with surrounding whitespace removed. @throws {NoKeyError} when nothing is left */

@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NoKeyError, UsageError } from '../../devkit/exit-status.js';
-import { readSigningKey, refuseKeyArguments } from '../../devkit/signing-key.js';
+import {
+  KEY_FILE_MAX_BYTES,
+  readSigningKey,
+  refuseKeyArguments,
+} from '../../devkit/signing-key.js';
 
 let dir: string;
 
@@ -84,6 +88,14 @@ describe('Function: readSigningKey', () => {
       'no-such-key',
       {},
       /^cannot read the --secret-file \(ENOENT\): give the path/,
+    ],
+    [
+      'a key file without end',
+      '/dev/zero',
+      {},
+      new RegExp(
+        `^the --secret-file holds more than ${KEY_FILE_MAX_BYTES} bytes, more than any key`,
+      ),
     ],
   ])('throws a NoKeyError (exit 3) for %s', async (_, secretFile, env, message) => {
     // Act
