@@ -11,7 +11,7 @@ import {
   CONSUMER_BATCHING_WINDOW_SECONDS,
 } from '../lambda/contract/queue-settings.js';
 import type { SettingRow } from '../lambda/contract/setting-kinds.js';
-import { RECEIVER_FUNCTION_SETTINGS, SETTINGS } from '../lambda/contract/settings.js';
+import { SETTINGS, type SettingProp } from '../lambda/contract/settings.js';
 import { InvalidWebhookReceiverPropsError } from './configuration-error.js';
 import type { WebhookEndpoint } from './endpoints.js';
 import {
@@ -49,35 +49,27 @@ export const DEFAULT_SYSTEM_LOG_LEVEL = lambda.SystemLogLevel[SETTINGS.systemLog
 export const INGRESS_WITH_SOURCE_POLICY: readonly IngressKind[] = ['rest-api'];
 
 /**
- * The construct's props that are rows of the settings table with a value of the row's kind,
- * checked and given their defaults by one loop ({@link tableSettingValues}). `serviceName` is
- * checked there too, but its default is the construct's own.
+ * The rows of the settings table whose prop is not a value the construct takes as it is: the
+ * stack's ARNs, the context's endpoint names, a `Duration` (checked by the idempotency table) and
+ * the service name (checked, but its default is the construct's own).
  */
-const TABLE_PROPS = [
-  ...RECEIVER_FUNCTION_SETTINGS,
-  'ingress',
-  'webAclArn',
-  'domainName',
-  'hostedZoneId',
-  'hostedZoneName',
-  'reservedConcurrency',
-  'fifo',
-  'throttleRateLimit',
-  'throttleBurstLimit',
-  'alarmEmail',
-  'silenceAlarmMinutes',
-  'dashboard',
-  'apiGatewayCloudWatchRole',
-  'consumer',
-  'idempotency',
-  'tracing',
-  'archive',
-  'archiveDays',
-  'receiverMemorySize',
-  'systemLogLevel',
-] as const satisfies readonly (keyof typeof SETTINGS & keyof WebhookReceiverProps)[];
+const NOT_CONSTRUCT_VALUES = [
+  'certificateArn',
+  'secretArn',
+  'secretKmsKeyArn',
+  'archiveKmsKeyArn',
+  'endpoints',
+  'idempotencyTtl',
+  'serviceName',
+] as const;
 
-type TableProp = (typeof TABLE_PROPS)[number];
+/** Every other row's prop, which {@link WebhookReceiverProps} must have (the types say so). */
+type TableProp = Exclude<SettingProp, (typeof NOT_CONSTRUCT_VALUES)[number]>;
+
+/** The props checked, and given their defaults, by one loop ({@link tableSettingValues}). */
+const TABLE_PROPS = (Object.keys(SETTINGS) as SettingProp[]).filter(
+  (prop): prop is TableProp => !(NOT_CONSTRUCT_VALUES as readonly string[]).includes(prop),
+);
 
 /** The props of {@link TABLE_PROPS} checked, with the table's default where a prop is absent. */
 export type TableSettingValues = {
