@@ -17,7 +17,7 @@ import {
   type ExitStatus,
   ToolError,
 } from '../devkit/exit-status.js';
-import { LOCAL_PORTS } from '../devkit/local-run.js';
+import { DEFAULT_STATE_DIR, LOCAL_PORTS } from '../devkit/local-run.js';
 import {
   LOCAL_REFUSED_HINT,
   localTarget,
@@ -59,7 +59,8 @@ the bookings it already applied. Ignored and rejected calls are archived but nev
   --stack NAME      the deployed stack (cdk deploy names it ${DEFAULT_STACK_NAME} unless -c stackName):
                     its ${STACK_OUTPUTS.queueUrl} and ${STACK_OUTPUTS.archiveBucketName} outputs (normal AWS
                     credentials and region apply); without it, the local run of npm start
-                    (queue on ${LOCAL_PORTS.queue.variable}, default ${LOCAL_PORTS.queue.default}; archive on ${LOCAL_PORTS.archive.variable}, default ${LOCAL_PORTS.archive.default})
+                    (queue on ${LOCAL_PORTS.queue.variable}, default ${LOCAL_PORTS.queue.default}; archive on ${LOCAL_PORTS.archive.variable}, default ${LOCAL_PORTS.archive.default},
+                    signed with the credentials npm start keeps in LOCAL_STATE_DIR, default ${DEFAULT_STATE_DIR})
   --dry-run         list what would be sent (time, endpoint, event, dedup key), send nothing
   --help            show this help
 
@@ -217,7 +218,7 @@ async function findTarget(
 ): Promise<{ readonly target: Target; readonly receiver: ReceiverTarget }> {
   const receiver =
     stack === undefined
-      ? localTarget(io.env)
+      ? localTarget(io.env, io.projectDir)
       : await stackTarget(stack, io.env, io.networkTimeoutMs);
   const { queueUrl, bucket } = receiver;
   if (queueUrl === undefined) {

@@ -19,6 +19,8 @@ export interface LocalProcess {
   readonly queueUrl: string;
   /** The bucket of its archive, as the banner prints it: `http://127.0.0.1:<port>/<bucket>`. */
   readonly archiveUrl: string;
+  /** Its state folder, which holds its archive's credentials. */
+  readonly archiveStateDir: string;
   readonly key: string;
   /** The child's last lines of output, for diagnostics when something fails. */
   output(): string;
@@ -89,6 +91,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
   // folder, whatever the caller's LOCAL_STATE_DIR), removed at stop.
   await mkdir(join(options.projectDir, '.local'), { recursive: true });
   const cwd = await mkdtemp(join(options.projectDir, '.local', 'loadtest-'));
+  const stateDir = join(cwd, 'queues');
   const key = randomBytes(32).toString('hex');
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   const inherited = inheritedEnvironment(options.env);
@@ -100,7 +103,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
       env: {
         ...inherited,
         ...options.settings,
-        LOCAL_STATE_DIR: join(cwd, 'queues'),
+        LOCAL_STATE_DIR: stateDir,
         // Any free ports: beside the user's npm start and other runs.
         ...Object.fromEntries(Object.values(LOCAL_PORTS).map(({ variable }) => [variable, '0'])),
         HOST: '127.0.0.1',
@@ -155,6 +158,7 @@ export async function startLocalProcess(options: LocalProcessOptions): Promise<L
     webhookUrl: bannerValue(banner, 'Webhook URL'),
     queueUrl: bannerValue(banner, 'Queue URL'),
     archiveUrl: bannerValue(banner, 'Archive'),
+    archiveStateDir: stateDir,
     key,
     output: () => tail,
     stop: async () => {

@@ -6,6 +6,7 @@
  */
 
 import { BlockList, isIP } from 'node:net';
+import { resolve } from 'node:path';
 import { ENDPOINT_NAME_RULE, isEndpointName, splitList } from '../lambda/contract/endpoints.js';
 import { UsageError } from './tool-io.js';
 
@@ -76,6 +77,9 @@ export const DLQ_NAME = 'webhook-events-dlq';
 /** Port of the embedded queue server when `LOCAL_SQS_PORT` is not set. */
 const DEFAULT_LOCAL_SQS_PORT = 9324;
 
+/** The region of the local run: its clients sign for it, and it appears in local queue ARNs. */
+export const LOCAL_REGION = 'us-east-1';
+
 /** Cosmetic account id that appears in local queue URLs and ARNs. */
 export const LOCAL_ACCOUNT_ID = '123456789012';
 
@@ -96,6 +100,21 @@ export const LOCAL_ARCHIVE = { bucket: 'webhook-archive', stream: 'webhook-archi
 /** The origin of the local archive on a port: its S3 endpoint and `AWS_ENDPOINT_URL_FIREHOSE`. */
 export function localArchiveEndpoint(port: number = DEFAULT_LOCAL_S3_PORT): string {
   return `http://${LOOPBACK}:${port}`;
+}
+
+/** The state folder of `npm start` when `LOCAL_STATE_DIR` is not set (git-ignored). */
+export const DEFAULT_STATE_DIR = '.local/queues';
+
+/**
+ * The state folder `LOCAL_STATE_DIR` names (blank counts as unset), absolute: where `npm start`
+ * keeps the queues' journal, the archive and the archive's credentials, and where the tools
+ * find those credentials.
+ *
+ * @param env - the environment
+ * @param cwd - the directory a relative `LOCAL_STATE_DIR` is relative to
+ */
+export function localStateDir(env: NodeJS.ProcessEnv, cwd: string): string {
+  return resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR);
 }
 
 /**

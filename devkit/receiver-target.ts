@@ -9,12 +9,14 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { STACK_OUTPUTS } from '../lambda/contract/endpoints.js';
+import { localArchiveCredentials } from './archive-credentials.js';
 import {
   DLQ_NAME,
   LOCAL_ARCHIVE,
   localArchiveEndpoint,
   localPort,
   localQueueUrl,
+  localStateDir,
   QUEUE_NAME,
 } from './local-run.js';
 import { withTimeout } from './network.js';
@@ -49,12 +51,15 @@ export const LOCAL_REFUSED_HINT = 'start the local receiver with npm start, or p
 
 /**
  * The local run's queues and archive, on the ports its environment names (`LOCAL_SQS_PORT`,
- * `LOCAL_S3_PORT`).
+ * `LOCAL_S3_PORT`); the archive's client signs with the credentials `npm start` keeps in the
+ * state folder `LOCAL_STATE_DIR` names (see `localArchiveCredentials`), which it throws
+ * `NoKeyError` for when they cannot be read.
  *
  * @param env - the environment
+ * @param cwd - the directory a relative `LOCAL_STATE_DIR` is relative to (the project's)
  * @throws {UsageError} naming the variable when a port is not one
  */
-export function localTarget(env: NodeJS.ProcessEnv): ReceiverTarget {
+export function localTarget(env: NodeJS.ProcessEnv, cwd: string): ReceiverTarget {
   const queuePort = localPort(env, 'queue');
   const archiveEndpoint = localArchiveEndpoint(localPort(env, 'archive'));
   const queueUrl = localQueueUrl(queuePort, QUEUE_NAME);
@@ -65,7 +70,7 @@ export function localTarget(env: NodeJS.ProcessEnv): ReceiverTarget {
     deadLetterUrl: localQueueUrl(queuePort, DLQ_NAME),
     bucket: LOCAL_ARCHIVE.bucket,
     outputs: undefined,
-    s3: () => localS3Client(archiveEndpoint),
+    s3: () => localS3Client(archiveEndpoint, localArchiveCredentials(localStateDir(env, cwd))),
     sqs: () => sqsClientFor(queueUrl, env),
   };
 }

@@ -1,18 +1,16 @@
 import { S3Client } from '@aws-sdk/client-s3';
-
-/** Region and s3rver's fixed local credentials (not a secret: s3rver accepts only these). */
-const LOCAL_CONFIG = {
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-} as const;
+import type { LocalArchiveCredentials } from './archive-credentials.js';
+import { LOCAL_REGION } from './local-run.js';
 
 /**
- * An S3 client for the local archive of `npm start` at `endpoint` (see `localArchiveEndpoint`):
- * path-style addressing, and checksums only where S3 requires them, which s3rver predates.
+ * An S3 client for the local archive of `npm start` at `endpoint` (see `localArchiveEndpoint`),
+ * signing with its state folder's `credentials` (see `localArchiveCredentials`): path-style
+ * addressing, and checksums only where S3 requires them, which s3rver predates.
  */
-export function localS3Client(endpoint: string): S3Client {
+export function localS3Client(endpoint: string, credentials: LocalArchiveCredentials): S3Client {
   return new S3Client({
-    ...LOCAL_CONFIG,
+    region: LOCAL_REGION,
+    credentials,
     endpoint,
     forcePathStyle: true,
     requestChecksumCalculation: 'WHEN_REQUIRED',

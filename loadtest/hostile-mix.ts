@@ -32,10 +32,12 @@ export interface Target {
   readonly queueUrl?: string;
   readonly key: string;
   /**
-   * The receiver's local archive (`http://127.0.0.1:<port>/<bucket>`), when the run knows it:
-   * every call answered 200 is then looked for there too.
+   * The receiver's local archive (`http://127.0.0.1:<port>/<bucket>`), when the run knows it,
+   * and the state folder that holds its credentials: every call answered 200 is then looked for
+   * there too.
    */
   readonly archiveUrl?: string;
+  readonly archiveStateDir?: string;
 }
 
 /** The mix's shape: how many calls, how many at once, its seed, its time limit and the limits it straddles. */
@@ -124,10 +126,11 @@ export async function runHostileMix(
   const queue =
     target.queueUrl === undefined ? undefined : await drainOwnQueue(target.queueUrl, isOurs, env);
   const archive =
-    target.archiveUrl === undefined
+    target.archiveUrl === undefined || target.archiveStateDir === undefined
       ? undefined
       : await readRunArchive({
           archiveUrl: target.archiveUrl,
+          stateDir: target.archiveStateDir,
           since,
           isOurs,
           complete: (calls) =>

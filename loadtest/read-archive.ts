@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { localArchiveCredentials } from '../devkit/archive-credentials.js';
 import { readArchiveWindow } from '../devkit/archive-reader.js';
 import { localS3Client } from '../devkit/s3-client.js';
 import { LOCAL_ARCHIVE_BUFFER_MS } from '../local/local-archive.js';
@@ -9,6 +10,8 @@ import type { ArchivedCall } from './verdict.js';
 export interface ReadRunArchiveOptions {
   /** The local archive's bucket, as `npm start` prints it: `http://127.0.0.1:<port>/<bucket>`. */
   readonly archiveUrl: string;
+  /** The state folder of that `npm start`, which holds the archive's credentials. */
+  readonly stateDir: string;
   /** When the run began: no record of it is older. */
   readonly since: Date;
   /** Whether a body is one of this run's (see `isRunBody`). */
@@ -34,7 +37,7 @@ export interface ReadRunArchiveOptions {
 export async function readRunArchive(options: ReadRunArchiveOptions): Promise<ArchivedCall[]> {
   const { origin, pathname } = new URL(options.archiveUrl);
   const bucket = pathname.slice(1);
-  const s3 = localS3Client(origin);
+  const s3 = localS3Client(origin, localArchiveCredentials(options.stateDir));
   const deadline = Date.now() + (options.waitMs ?? 5 * LOCAL_ARCHIVE_BUFFER_MS);
   try {
     for (;;) {

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { DOTENV_FILE, findWebhookSecret } from '../devkit/dotenv.js';
 import { type LocalProcess, startLocalProcess } from '../devkit/local-process.js';
-import { LOCAL_PORTS } from '../devkit/local-run.js';
+import { LOCAL_PORTS, localStateDir } from '../devkit/local-run.js';
 import {
   isEntryPoint,
   processIo,
@@ -57,7 +57,8 @@ With --url, calls are signed with WEBHOOK_SECRET (environment, then .env), and
 SIGNATURE_TOLERANCE_SECONDS, MAX_BODY_BYTES and FORWARD_EVENTS are read from the environment as
 the receiver reads them. Its queue is never read: other senders' messages are there, and a
 receive would hide them from their consumer and count against their maxReceiveCount. The
-archive of that npm start (on ${LOCAL_PORTS.archive.variable}, default ${LOCAL_PORTS.archive.default}) is read instead, and
+archive of that npm start (on ${LOCAL_PORTS.archive.variable}, default ${LOCAL_PORTS.archive.default}, with the credentials in its
+LOCAL_STATE_DIR) is read instead, and
 the messages of the run stay in its queue. Only loopback URLs are accepted: this is a test of
 the local run, not of a deployed endpoint.
 
@@ -96,7 +97,12 @@ async function loadtest(options: LoadtestOptions, io: ToolIo): Promise<number> {
       io.err('No key to sign with: set WEBHOOK_SECRET, or run npm start once (it writes .env)');
       return 1;
     }
-    target = { webhookUrl: options.url, archiveUrl: options.archiveUrl, key: found.secret };
+    target = {
+      webhookUrl: options.url,
+      archiveUrl: options.archiveUrl,
+      archiveStateDir: localStateDir(io.env, io.projectDir),
+      key: found.secret,
+    };
   }
   let status: number;
   try {

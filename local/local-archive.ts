@@ -10,10 +10,15 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import S3rver, { type S3rverContext, type S3rverStore } from 's3rver';
+import S3rver from 's3rver';
+import {
+  ensureLocalArchiveCredentials,
+  type LocalArchiveCredentials,
+} from '../devkit/archive-credentials.js';
 import {
   isLoopbackHostHeader,
   LOCAL_ARCHIVE,
@@ -22,11 +27,28 @@ import {
 } from '../devkit/local-run.js';
 import { localS3Client } from '../devkit/s3-client.js';
 import { ARCHIVE_LAYOUT, archiveHourPrefix } from '../lambda/contract/archive-layout.js';
-import { WebhookReceiverError } from '../lambda/core/errors.js';
-import { FIREHOSE_LIMITS } from '../lambda/receiver/archive-record.js';
 import { ArchiveBuffer } from './archive-buffer.js';
+import { s3RequestRefusal } from './archive-requests.js';
+import {
+  checkAwsSignature,
+  escapeUri,
+  MAX_PRESIGNED_SECONDS,
+  presignedGetUrl,
+  targetWithoutSignature,
+  UNSIGNED_REFUSAL,
+} from './aws-signature.js';
+import {
+  answerFirehose,
+  FIREHOSE_JSON,
+  FirehoseCallError,
+  firehoseOperation,
+  MAX_PUT_REQUEST_BYTES,
+  putRecords,
+  readBody,
+} from './firehose-calls.js';
 import {
   BodyBudget,
+  catchRequestErrors,
   closeServer,
   continueBody,
   continueOnlyToRead,
@@ -34,7 +56,9 @@ import {
   limitRequestBodies,
   listen,
   refuseConnect,
+  s3ErrorXml,
 } from './net.js';
+import { repairS3rver } from './s3rver-patches.js';
 
 /** The folder of the state folder that holds the archive. */
 export const ARCHIVE_FOLDER = 'archive';
@@ -48,24 +72,8 @@ export const ARCHIVE_FOLDER = 'archive';
  */
 export const LOCAL_ARCHIVE_BUFFER_MS = 1000;
 
-/** A Firehose call the stand-in refuses as Firehose would: `type` is Firehose's error name. */
-class FirehoseCallError extends WebhookReceiverError {
-  readonly type: string;
-
-  constructor(type: string, message: string) {
-    super(message);
-    this.type = type;
-  }
-}
-
-/** The content type of Firehose's JSON protocol. */
-const FIREHOSE_JSON = 'application/x-amz-json-1.1';
-
-/**
- * Longest Firehose request the stand-in reads: the largest PutRecordBatch, base64, with room for
- * the call's JSON around its records.
- */
-const MAX_PUT_REQUEST_BYTES = Math.ceil(FIREHOSE_LIMITS.batchBytes / 3) * 4 + 64 * 1024;
+/** The content type of S3's error documents. */
+const S3_XML = 'application/xml';
 
 /** Options of {@link startLocalArchive}. */
 export interface LocalArchiveOptions {
@@ -83,13 +91,25 @@ export interface LocalArchiveOptions {
    * in the state folder and are tried again with the next buffer.
    */
   readonly onWriteError: (error: unknown) => void;
+  /**
+   * Told once of each failure in one request's handling (the request is answered 500, the
+   * archive goes on).
+   * @default printing it on stderr
+   */
+  readonly onRequestError?: (error: unknown) => void;
 }
 
-/** An object of the local archive: its key, and its URL on the local S3 (path style). */
+/**
+ * An object of the local archive: its key, and a presigned URL of it on the local S3 (path
+ * style), which a browser opens without the credentials for {@link ARCHIVE_LINK_SECONDS}.
+ */
 export interface ArchivedObject {
   readonly key: string;
   readonly url: string;
 }
+
+/** How long an {@link ArchivedObject}'s URL opens the object: a week, SigV4's longest. */
+export const ARCHIVE_LINK_SECONDS = MAX_PRESIGNED_SECONDS;
 
 /** A running local archive. */
 export interface LocalArchive {
@@ -98,6 +118,8 @@ export interface LocalArchive {
   readonly port: number;
   readonly bucket: string;
   readonly stream: string;
+  /** The credentials the port answers (see `localArchiveCredentials`). */
+  readonly credentials: LocalArchiveCredentials;
   /** Writes the records buffered so far now; resolves once they were tried. */
   flush(): Promise<void>;
   /** Writes the records buffered, then stops listening (the bucket stays on disk). */
@@ -112,38 +134,56 @@ export interface LocalArchive {
  */
 const MAX_S3_XML_BYTES = 2 * 1024 * 1024;
 
-// The Firehose operations the stand-in answers, by their X-Amz-Target.
-const FIREHOSE_TARGET = /^Firehose_20150804\.(PutRecord|PutRecordBatch)$/;
-
 /**
  * Starts the local archive on loopback: S3 for every request, except those addressed to Firehose
  * (`X-Amz-Target: Firehose_20150804.*`). Like the queue it answers only tools on this machine:
- * a request with `Origin`, or for another host, is refused.
+ * a request with `Origin`, or for another host, is refused. Every request must be signed (SigV4)
+ * with the state folder's credentials (see `ensureLocalArchiveCredentials`), and S3 requests are
+ * held to the operations and keys of `archive-requests.ts`; each refusal is answered in its
+ * protocol's error format, and a request whose handling fails is answered 500.
  */
 export async function startLocalArchive(options: LocalArchiveOptions): Promise<LocalArchive> {
+  // npm start has made it (mode 0700, locked); a test's archive may be the first to.
+  mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
+  const credentials = ensureLocalArchiveCredentials(options.stateDir);
+  const onRequestError =
+    options.onRequestError ??
+    ((error: unknown) =>
+      console.error('The local archive failed on one request (answered 500):', error));
   const s3rver = new S3rver({
     directory: join(options.stateDir, ARCHIVE_FOLDER),
     silent: true,
     configureBuckets: [{ name: LOCAL_ARCHIVE.bucket, configs: [] }],
   });
   await s3rver.configureBuckets();
-  pageListingsWithoutDes(s3rver);
+  repairS3rver(s3rver, onRequestError);
   const s3 = s3rver.callback();
   let buffer: ArchiveBuffer<ArchivedObject> | undefined;
   // One budget for the port: Firehose calls and the S3 calls whose bodies s3rver holds.
   const budget = new BodyBudget(LARGEST_CALLS_AT_ONCE * MAX_PUT_REQUEST_BYTES);
   const putListener = limitRequestBodies(
     { maxBytes: MAX_PUT_REQUEST_BYTES, budget, contentType: FIREHOSE_JSON },
-    (request, response) => {
-      if (buffer === undefined) {
-        request.resume();
-        answer(response, 400, { __type: 'ServiceUnavailableException', message: 'starting' });
+    async (request, response) => {
+      const body = await readBody(request);
+      const check = await checkAwsSignature(
+        { method: request.method ?? '', url: request.url ?? '/', headers: request.headers, body },
+        { credentials, service: 'firehose', now: new Date() },
+      );
+      if (!check.ok) {
+        answerFirehose(response, check.status, { __type: check.code, message: check.message });
         return;
       }
-      putRecords(buffer, request).then(
-        (body) => answer(response, 200, body),
+      if (buffer === undefined) {
+        answerFirehose(response, 400, {
+          __type: 'ServiceUnavailableException',
+          message: 'starting',
+        });
+        return;
+      }
+      putRecords(buffer, firehoseOperation(request) === 'PutRecordBatch', body).then(
+        (answered) => answerFirehose(response, 200, answered),
         (error: unknown) =>
-          answer(response, 400, {
+          answerFirehose(response, 400, {
             __type: error instanceof FirehoseCallError ? error.type : 'ServiceUnavailableException',
             message: error instanceof Error ? error.message : String(error),
           }),
@@ -151,31 +191,71 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     },
   );
   const s3Listener = limitRequestBodies(
-    { maxBytes: MAX_S3_XML_BYTES, budget, contentType: 'application/xml' },
+    { maxBytes: MAX_S3_XML_BYTES, budget, contentType: S3_XML },
     s3,
   );
-  const server = createServer((request, response) => {
-    if (request.headers.origin !== undefined || !isLoopbackHostHeader(request.headers.host)) {
+  const serveS3 = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = request.url ?? '/';
+    const check = await checkAwsSignature(
+      { method: request.method ?? '', url, headers: request.headers },
+      { credentials, service: 's3', now: new Date() },
+    );
+    const refusal = check.ok
+      ? s3RequestRefusal(request.method ?? '', url, header(request, 'x-amz-copy-source'))
+      : check;
+    if (refusal !== undefined) {
       request.resume();
-      answer(response, 403, { __type: 'AccessDenied', message: 'local tools only' });
+      response.writeHead(refusal.status, { 'content-type': S3_XML, connection: 'close' });
+      response.end(
+        request.method === 'HEAD' ? undefined : s3ErrorXml(refusal.code, refusal.message),
+      );
       return;
     }
-    if (firehoseOperation(request) !== undefined) putListener(request, response);
-    else if (isObjectData(request)) {
+    // Checked here: s3rver would check its own fixed key, and refuse this archive's.
+    delete request.headers.authorization;
+    request.url = targetWithoutSignature(url);
+    if (isObjectData(request)) {
       continueBody(response);
       s3(request, response);
     } else s3Listener(request, response);
-  });
+  };
+  const server = createServer(
+    catchRequestErrors(
+      (request, response) => {
+        if (request.headers.origin !== undefined || !isLoopbackHostHeader(request.headers.host)) {
+          request.resume();
+          answerFirehose(response, 403, { __type: 'AccessDenied', message: 'local tools only' });
+          return;
+        }
+        if (firehoseOperation(request) === undefined) return serveS3(request, response);
+        if (request.headers.authorization === undefined) {
+          // Refused before its body is read.
+          request.resume();
+          answerFirehose(response, 403, {
+            __type: 'MissingAuthenticationTokenException',
+            message: UNSIGNED_REFUSAL,
+          });
+          return;
+        }
+        return putListener(request, response);
+      },
+      {
+        onError: onRequestError,
+        contentType: S3_XML,
+        body: s3ErrorXml('InternalError', 'the local archive failed'),
+      },
+    ),
+  );
   continueOnlyToRead(server);
   refuseConnect(server);
   const port = await listen(server, options.port, LOOPBACK);
   const endpoint = localArchiveEndpoint(port);
-  const client = localS3Client(endpoint);
+  const client = localS3Client(endpoint, credentials);
   try {
     // Records a killed run left in the buffer are written before any new put is taken.
     buffer = await ArchiveBuffer.open({
       dir: options.stateDir,
-      write: (data, since) => writeObject(client, endpoint, data, since),
+      write: (data, since) => writeObject(client, endpoint, credentials, data, since),
       limits: {
         intervalMs: LOCAL_ARCHIVE_BUFFER_MS,
         maxBytes: ARCHIVE_LAYOUT.bufferMegabytes * 1024 * 1024,
@@ -195,6 +275,7 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
     endpoint,
     port,
     ...LOCAL_ARCHIVE,
+    credentials,
     flush: () => opened.flush(),
     close: async () => {
       // The buffer refuses puts from now on (npm start has answered its calls by then) and
@@ -213,122 +294,16 @@ export async function startLocalArchive(options: LocalArchiveOptions): Promise<L
 async function writeObject(
   client: S3Client,
   endpoint: string,
+  credentials: LocalArchiveCredentials,
   data: Buffer,
   since: Date,
 ): Promise<ArchivedObject> {
   // Firehose's object name: stream, version, time, id.
   const key = `${archiveHourPrefix(since)}${LOCAL_ARCHIVE.stream}-1-${since.toISOString().slice(0, 19).replace(/[T:]/g, '-')}-${randomUUID()}`;
   await client.send(new PutObjectCommand({ Bucket: LOCAL_ARCHIVE.bucket, Key: key, Body: data }));
-  return { key, url: `${endpoint}/${LOCAL_ARCHIVE.bucket}/${key}` };
-}
-
-/**
- * Takes the records of one PutRecord or PutRecordBatch, all or none of them, refusing a call
- * Firehose would refuse; the answer's body once they are buffered.
- */
-async function putRecords(
-  buffer: ArchiveBuffer<ArchivedObject>,
-  request: IncomingMessage,
-): Promise<object> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  let input: PutInput;
-  try {
-    input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as PutInput;
-  } catch {
-    throw new FirehoseCallError('SerializationException', 'the request body is not JSON');
-  }
-  if (input.DeliveryStreamName !== LOCAL_ARCHIVE.stream) {
-    throw new FirehoseCallError(
-      'ResourceNotFoundException',
-      `no delivery stream ${input.DeliveryStreamName}`,
-    );
-  }
-  const batch = firehoseOperation(request) === 'PutRecordBatch';
-  const records = (batch ? input.Records : [input.Record]) ?? [];
-  if (records.some((record) => typeof record?.Data !== 'string')) {
-    throw new FirehoseCallError('ValidationException', 'every record needs its Data');
-  }
-  const data = records.map((record) => Buffer.from(record?.Data ?? '', 'base64'));
-  const refusal = putRefusal(data, batch);
-  if (refusal !== undefined) throw new FirehoseCallError('ValidationException', refusal);
-  buffer.add(data);
-  const ids = records.map(() => randomUUID());
-  return batch
-    ? {
-        FailedPutCount: 0,
-        Encrypted: false,
-        RequestResponses: ids.map((RecordId) => ({ RecordId })),
-      }
-    : { RecordId: ids[0], Encrypted: false };
-}
-
-/** The JSON body of a PutRecord or PutRecordBatch call. */
-interface PutInput {
-  readonly DeliveryStreamName?: string;
-  readonly Record?: { readonly Data?: string };
-  readonly Records?: readonly { readonly Data?: string }[];
-}
-
-/** Why Firehose would refuse these records in one call, or `undefined` when it takes them. */
-function putRefusal(records: readonly Buffer[], batch: boolean): string | undefined {
-  if (records.length === 0 || records.length > FIREHOSE_LIMITS.batchRecords) {
-    return `a call holds 1 to ${FIREHOSE_LIMITS.batchRecords} records, not ${records.length}`;
-  }
-  const largest = Math.max(...records.map((record) => record.length));
-  if (largest > FIREHOSE_LIMITS.recordBytes) {
-    return `a record holds at most ${FIREHOSE_LIMITS.recordBytes} bytes, not ${largest}`;
-  }
-  const total = records.reduce((sum, record) => sum + record.length, 0);
-  if (batch && total > FIREHOSE_LIMITS.batchBytes) {
-    return `a PutRecordBatch holds at most ${FIREHOSE_LIMITS.batchBytes} bytes, not ${total}`;
-  }
-  return undefined;
-}
-
-/**
- * Pages ListObjectsV2 listings of more than 1,000 keys, which s3rver answers InternalError on
- * today's Node: s3rver 3.7.1, its last release, makes a truncated listing's continuation token
- * with DES, which the OpenSSL 3 of Node 17 and later refuses, so `replay` and the load test's
- * archive check failed on any busy hour (the local buffer writes up to an object a second). Run
- * inside s3rver's XML encoder, this takes the listing's truncation from s3rver before it makes a
- * token, and answers one of its own instead: the page's last key, base64url, which comes back as
- * `start-after` (what S3's tokens mean too; they are opaque to clients).
- */
-function pageListingsWithoutDes(s3rver: S3rver): void {
-  const pageListing = async (ctx: S3rverContext, next: () => Promise<void>): Promise<void> => {
-    const { 'continuation-token': token, ...query } = ctx.query;
-    if (ctx.method !== 'GET' || query['list-type'] !== '2') return next();
-    if (typeof token === 'string') {
-      ctx.query = { ...query, 'start-after': Buffer.from(token, 'base64url').toString('utf8') };
-    }
-    let lastKey: string | undefined;
-    const { store } = ctx;
-    // The store for this request only, with every other method of the real one (the router's
-    // CORS and website middleware read it too).
-    ctx.store = Object.assign(Object.create(store) as S3rverStore, {
-      listObjects: async (bucket: string, options: unknown) => {
-        const listing = await store.listObjects(bucket, options);
-        if (!listing.isTruncated) return listing;
-        lastKey = listing.objects.at(-1)?.key;
-        return { ...listing, isTruncated: false };
-      },
-    });
-    await next();
-    const result = (ctx.body as { ListBucketResult?: Record<string, unknown> } | undefined)
-      ?.ListBucketResult;
-    if (result === undefined) return;
-    if (typeof token === 'string') {
-      result.ContinuationToken = token;
-      result.StartAfter = undefined;
-    }
-    if (lastKey !== undefined) {
-      result.IsTruncated = true;
-      result.NextContinuationToken = Buffer.from(lastKey, 'utf8').toString('base64url');
-    }
-  };
-  // Last but the router, which calls the listing: inside the XML encoder, which runs first.
-  s3rver.middleware.splice(-1, 0, pageListing);
+  const path = `/${LOCAL_ARCHIVE.bucket}/${key.split('/').map(escapeUri).join('/')}`;
+  const url = await presignedGetUrl(endpoint, path, credentials, new Date(), ARCHIVE_LINK_SECONDS);
+  return { key, url };
 }
 
 // The sub-resources whose PUT documents s3rver parses whole; every other PUT is an object's data.
@@ -344,12 +319,7 @@ function isObjectData(request: IncomingMessage): boolean {
   return !S3_DOCUMENT_PUTS.some((name) => query.has(name));
 }
 
-/** The Firehose operation a request calls, or `undefined` for an S3 request. */
-function firehoseOperation(request: IncomingMessage): string | undefined {
-  return FIREHOSE_TARGET.exec(String(request.headers['x-amz-target'] ?? ''))?.[1];
-}
-
-function answer(response: ServerResponse, status: number, body: object): void {
-  response.writeHead(status, { 'content-type': FIREHOSE_JSON });
-  response.end(JSON.stringify(body));
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
 }

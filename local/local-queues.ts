@@ -5,12 +5,18 @@
  * tools and the SDK on this machine, never a web page (see {@link WEB_PAGE_REFUSAL}).
  * @module
  */
-import { createServer, type RequestListener, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
 import {
   DLQ_NAME,
   isLoopbackHostHeader,
   LOCAL_ACCOUNT_ID,
+  LOCAL_REGION,
   LOOPBACK,
   LOOPBACK_NAMES_TEXT,
   localQueueUrl,
@@ -19,6 +25,7 @@ import {
 import { QUEUE_SETTINGS } from '../lambda/contract/queue-settings.js';
 import {
   BodyBudget,
+  catchRequestErrors,
   closeServer,
   continueOnlyToRead,
   LARGEST_CALLS_AT_ONCE,
@@ -28,6 +35,7 @@ import {
   refuseConnect,
 } from './net.js';
 import { QueueJournal, type StoredMessage } from './queue-journal.js';
+import { queueCallRefusal, SQS_JSON } from './queue-requests.js';
 
 /** Receives after which a message moves to the dead-letter queue: the deployed queue's value. */
 export const MAX_RECEIVE_COUNT = QUEUE_SETTINGS.maxReceiveCount;
@@ -43,12 +51,6 @@ const MAX_MESSAGE_SIZE = QUEUE_SETTINGS.maxMessageSizeBytes;
  */
 const MAX_REQUEST_BYTES = 4 * MAX_MESSAGE_SIZE;
 
-/** The content type of the embedded queue's answers (SQS's JSON protocol). */
-const SQS_JSON = 'application/x-amz-json-1.0';
-
-/** Cosmetic region that appears in local queue ARNs. */
-const LOCAL_REGION = 'us-east-1';
-
 /** Options of {@link startLocalQueues}. */
 export interface LocalQueuesOptions {
   /** TCP port to listen on; 0 picks a free one (the bound port is in the result). */
@@ -62,6 +64,12 @@ export interface LocalQueuesOptions {
   readonly stateDir?: string;
   /** Starts with empty queues: deletes the journal in {@link LocalQueuesOptions.stateDir} first. */
   readonly fresh?: boolean;
+  /**
+   * Told once of each failure in one call's handling (the call is answered 500, the queue goes
+   * on).
+   * @default printing it on stderr
+   */
+  readonly onRequestError?: (error: unknown) => void;
 }
 
 /** A running embedded SQS-compatible server with the receiver's two queues. */
@@ -143,16 +151,27 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
     restored = restoreMessages(queues, opened.messages);
     for (const queue of queues) journalChanges(queue, opened.journal);
   }
-  const durable =
-    journal === undefined ? requestHandler : answerOnceDurable(requestHandler, journal);
+  const failure = {
+    onError:
+      options.onRequestError ??
+      ((error: unknown) =>
+        console.error('The local queue failed on one call (answered 500):', error)),
+    contentType: SQS_JSON,
+    body: JSON.stringify({ __type: 'InternalFailure', message: 'the local queue failed' }),
+  };
+  // local-aws-sqs answers a call with a promise, which rejects when the call breaks it.
+  const handler = catchRequestErrors(requestHandler, failure);
+  const durable = journal === undefined ? handler : answerOnceDurable(handler, journal);
   // Loopback only: the embedded queue has no authentication, so it must never face a network.
-  const listener = readWholeBody(options.tap?.(durable) ?? durable);
+  const listener = readWholeBody(options.tap?.(durable) ?? durable, refuseMalformedCalls);
   const limits = {
     maxBytes: MAX_REQUEST_BYTES,
     budget: new BodyBudget(LARGEST_CALLS_AT_ONCE * MAX_REQUEST_BYTES),
     contentType: SQS_JSON,
   };
-  const server = createServer(refuseWebPages(limitRequestBodies(limits, listener)));
+  const server = createServer(
+    catchRequestErrors(refuseWebPages(limitRequestBodies(limits, listener)), failure),
+  );
   continueOnlyToRead(server);
   refuseConnect(server);
   let port: number;
@@ -180,6 +199,19 @@ export async function startLocalQueues(options: LocalQueuesOptions): Promise<Loc
       await journal?.close();
     },
   };
+}
+
+/** Answers 400 a call `local-aws-sqs` cannot take (see {@link queueCallRefusal}); true when it did. */
+function refuseMalformedCalls(
+  request: IncomingMessage,
+  body: Buffer,
+  response: ServerResponse,
+): boolean {
+  const refusal = queueCallRefusal(request.headers, body);
+  if (refusal === undefined) return false;
+  response.writeHead(400, { 'content-type': refusal.contentType });
+  response.end(refusal.body);
+  return true;
 }
 
 /** Why the embedded queue refused a request a web page could have made the browser send. */

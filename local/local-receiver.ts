@@ -1,4 +1,6 @@
+import { FirehoseClient } from '@aws-sdk/client-firehose';
 import { ensureWebhookSecret, type LocalWebhookSecret } from '../devkit/dotenv.js';
+import { LOCAL_REGION } from '../devkit/local-run.js';
 import { endpointKeyVariable, LOCAL_KEY_VARIABLE } from '../lambda/contract/endpoints.js';
 import {
   ARCHIVE_STREAM,
@@ -8,7 +10,7 @@ import {
 import type { SourceAllowlist } from '../lambda/contract/source-allowlist.js';
 import { type EndpointsConfig, loadConfig } from '../lambda/receiver/config.js';
 import { endpointNameFromPath } from '../lambda/receiver/endpoints.js';
-import { createHandler } from '../lambda/receiver/handler.js';
+import { ARCHIVE_CLIENT_SETTINGS, createHandler } from '../lambda/receiver/handler.js';
 import { createInspector, type Inspector } from './inspector/inspector.js';
 import { type LocalArchive, startLocalArchive } from './local-archive.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
@@ -181,11 +183,19 @@ async function startHoldingLock(options: LocalReceiverOptions): Promise<LocalRec
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   try {
     const config = loadConfig(env, endpointsConfig(keys));
+    // The archive port answers only its state folder's credentials, whatever AWS_* says.
+    const archiveClient = () =>
+      new FirehoseClient({
+        ...ARCHIVE_CLIENT_SETTINGS,
+        region: LOCAL_REGION,
+        endpoint: archive.endpoint,
+        credentials: archive.credentials,
+      });
     const webhook = await startWebhookServer({
       port: options.port,
       host: options.host,
-      handler: createHandler(config),
-      startEnvironment: () => createHandler(config),
+      handler: createHandler(config, { firehoseClient: archiveClient() }),
+      startEnvironment: () => createHandler(config, { firehoseClient: archiveClient() }),
       namedEndpoints: options.endpoints !== undefined,
       maxBodyBytes: config.maxBodyBytes,
       onHandlerError: options.onHandlerError,

@@ -176,7 +176,7 @@ export function limitRequestBodies(limits: BodyLimits, listener: RequestListener
     const code = STATUS_CODES[refusal.status]?.replaceAll(' ', '');
     response.end(
       limits.contentType === 'application/xml'
-        ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${refusal.message}</Message></Error>`
+        ? s3ErrorXml(code ?? 'Error', refusal.message)
         : JSON.stringify({ __type: code, message: refusal.message }),
     );
   };
@@ -187,14 +187,20 @@ export function limitRequestBodies(limits: BodyLimits, listener: RequestListener
  * the body as one chunk. For listeners that join a body chunk by chunk: local-aws-sqs copies the
  * whole body so far for every chunk it gets, so a body trickled in 1 KiB pieces cost it time
  * quadratic in its length. The stand-in request carries the original's headers, method, URL and
- * socket; the body is bounded by {@link limitRequestBodies} in front of this.
+ * socket; the body is bounded by {@link limitRequestBodies} in front of this. `refuse` sees the
+ * whole body first, and returns true when it answered the request itself (a malformed call).
  */
-export function readWholeBody(listener: RequestListener): RequestListener {
+export function readWholeBody(
+  listener: RequestListener,
+  refuse?: (request: IncomingMessage, body: Buffer, response: ServerResponse) => boolean,
+): RequestListener {
   return (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const whole = Readable.from(chunks.length === 0 ? [] : [Buffer.concat(chunks)]);
+      const body = Buffer.concat(chunks);
+      if (refuse?.(request, body, response)) return;
+      const whole = Readable.from(body.length === 0 ? [] : [body]);
       const { headers, rawHeaders, method, url, httpVersion, socket } = request;
       listener(
         Object.assign(whole, {
@@ -209,4 +215,52 @@ export function readWholeBody(listener: RequestListener): RequestListener {
       );
     });
   };
+}
+
+/** What {@link catchRequestErrors} does with a failure. */
+export interface RequestFailureAnswer {
+  /** Told each failure once (the local run prints it). */
+  readonly onError: (error: unknown) => void;
+  /** The content type of the 500 answer, in the server's protocol. */
+  readonly contentType: string;
+  /** The body of the 500 answer, in the server's protocol's error shape. */
+  readonly body: string;
+}
+
+/**
+ * Wraps a request listener (a library's among them, which may return a promise) so that a
+ * failure in one request's handling, thrown or rejected, ends that request only: it is reported
+ * once, and answered 500 in the server's protocol when no answer has begun, else its connection
+ * is closed. Without it one bad request ended `npm start` with an unhandled rejection.
+ */
+export function catchRequestErrors(
+  listener: (request: IncomingMessage, response: ServerResponse) => unknown,
+  answer: RequestFailureAnswer,
+): RequestListener {
+  const fail = (response: ServerResponse, error: unknown): void => {
+    answer.onError(error);
+    if (response.headersSent || response.writableEnded) {
+      response.destroy();
+      return;
+    }
+    response.writeHead(500, { 'content-type': answer.contentType, connection: 'close' });
+    response.end(answer.body);
+  };
+  return (request, response) => {
+    try {
+      const result = listener(request, response);
+      if (result instanceof Promise) result.catch((error: unknown) => fail(response, error));
+    } catch (error) {
+      fail(response, error);
+    }
+  };
+}
+
+/** S3's XML error document. */
+export function s3ErrorXml(code: string, message: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message></Error>`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 }

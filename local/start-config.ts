@@ -1,10 +1,10 @@
-import { resolve } from 'node:path';
 import {
   endpointsFrom,
   isLoopbackHost,
   LOCAL_PORTS,
   LOOPBACK,
   localPort,
+  localStateDir,
 } from '../devkit/local-run.js';
 import { UsageError } from '../devkit/tool-io.js';
 import type { InspectorMode } from './inspector/access.js';
@@ -32,9 +32,6 @@ export interface StartConfig {
    */
   readonly endpoints: readonly string[] | undefined;
 }
-
-/** Where the embedded queue keeps its messages when `LOCAL_STATE_DIR` is not set (git-ignored). */
-export const DEFAULT_STATE_DIR = '.local/queues';
 
 /**
  * Reads `PORT` (default 3000), `HOST` (default 127.0.0.1), `LOCAL_SQS_PORT` (default 9324),
@@ -64,7 +61,7 @@ export function readStartConfig(
     localSqsPort,
     localS3Port,
     inspector: inspectorModeFrom(env),
-    stateDir: resolve(cwd, env.LOCAL_STATE_DIR?.trim() || DEFAULT_STATE_DIR),
+    stateDir: localStateDir(env, cwd),
     endpoints: endpointsFrom(env, dotEnv),
   };
 }

@@ -148,7 +148,7 @@ export function main(
 
 /** The receiver's archive and queues: the stack's outputs, or the local run's ports. */
 async function findTarget(options: InspectOptions, io: ToolIo): Promise<ReceiverTarget> {
-  if (options.stack === undefined) return localTarget(io.env);
+  if (options.stack === undefined) return localTarget(io.env, io.projectDir);
   try {
     return await stackTarget(options.stack, io.env, io.networkTimeoutMs, options.access);
   } catch (error) {
@@ -222,7 +222,7 @@ function parseOptions(args: readonly string[], env: NodeJS.ProcessEnv): InspectO
     DEFAULT_CONSOLE_PORT,
   );
   // Read now, so a bad LOCAL_SQS_PORT or LOCAL_S3_PORT is a usage error.
-  if (values.local) localTarget(env);
+  if (values.local) localTarget(env, '.');
   return {
     stack: values.stack,
     port,

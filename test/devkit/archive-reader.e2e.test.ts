@@ -16,7 +16,7 @@ describe('Function: visitArchiveWindow', () => {
   let listings: number;
   beforeAll(async () => {
     archive = await startTestArchive(stateDir());
-    s3 = localS3Client(archive.endpoint);
+    s3 = localS3Client(archive.endpoint, archive.credentials);
     s3.middlewareStack.add(
       (next, context) => (args) => {
         if (context.commandName === 'ListObjectsV2Command') listings++;

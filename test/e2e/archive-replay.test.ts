@@ -64,6 +64,7 @@ describe('npm run replay against the local run', () => {
           ...LOCAL_AWS_SETTINGS,
           ...ARCHIVE_CLIENT_SETTINGS,
           endpoint: archive.endpoint,
+          credentials: archive.credentials,
         }),
       },
     );
@@ -72,7 +73,11 @@ describe('npm run replay against the local run', () => {
     queues = await startLocalQueues({ port: 0 });
     archive = await startTestArchive(stateDir());
     receiver = receiverWith();
-    env = { LOCAL_SQS_PORT: String(queues.port), LOCAL_S3_PORT: String(archive.port) };
+    env = {
+      LOCAL_SQS_PORT: String(queues.port),
+      LOCAL_S3_PORT: String(archive.port),
+      LOCAL_STATE_DIR: stateDir(),
+    };
   });
   afterAll(async () => {
     await archive.close();
@@ -311,7 +316,7 @@ describe('npm run replay against the local run', () => {
 
   it('says how far it got after each page of a listing of more than 1,000 objects', async () => {
     // Prepare: 1,001 objects in an hour long before this run's deliveries.
-    const s3 = localS3Client(archive.endpoint);
+    const s3 = localS3Client(archive.endpoint, archive.credentials);
     for (let index = 0; index <= 1000; index++) {
       await s3.send(
         new PutObjectCommand({

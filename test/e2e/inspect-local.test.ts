@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { localArchiveCredentials } from '../../devkit/archive-credentials.js';
 import { bannerValue, inheritedEnvironment } from '../../devkit/local-process.js';
 import { DLQ_NAME, localQueueUrl } from '../../devkit/local-run.js';
 import { localS3Client } from '../../devkit/s3-client.js';
@@ -66,7 +67,8 @@ async function startInspect(
 describe('npm run inspect -- --local', () => {
   it('lists, opens and replays the archived deliveries of a running npm start, lists its dead letter without taking it and redrives it', async () => {
     // Prepare: npm start, three genuine deliveries, a forged one, and a record only the archive holds
-    const run = spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: join(dir(), 'state') });
+    const stateDir = join(dir(), 'state');
+    const run = spawnNpmStart({ WEBHOOK_SECRET: KEY, LOCAL_STATE_DIR: stateDir });
     const banner = await run.ready();
     const webhookUrl = bannerValue(banner, 'Webhook URL');
     const queueUrl = bannerValue(banner, 'Queue URL');
@@ -83,7 +85,7 @@ describe('npm run inspect -- --local', () => {
     const forgedBody = JSON.stringify(bookingPayload({ source: 'forged' }));
     const forged = await post(webhookUrl, forgedBody, signPayload(forgedBody, 'not-the-key', now));
     expect(forged.status).toBe(401);
-    const s3 = localS3Client(archiveUrl.origin);
+    const s3 = localS3Client(archiveUrl.origin, localArchiveCredentials(stateDir));
     const hour = new Date().toISOString().slice(0, 13).replace(/[-T]/g, '/');
     const archiveOnly: ArchiveRecord = {
       v: 1,
@@ -114,6 +116,7 @@ describe('npm run inspect -- --local', () => {
     const env = {
       LOCAL_SQS_PORT: new URL(queueUrl).port,
       LOCAL_S3_PORT: archiveUrl.port,
+      LOCAL_STATE_DIR: stateDir,
       WEBHOOK_SECRET: KEY,
     };
 

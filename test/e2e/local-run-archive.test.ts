@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as replay } from '../../cli/replay.js';
 import { readArchiveWindow } from '../../devkit/archive-reader.js';
@@ -44,7 +45,7 @@ describe('The local run keeps an archive', () => {
 
     // Assess: the record, read back through S3 from the state folder's archive.
     expect(response.status).toBe(200);
-    const s3 = localS3Client(receiver.archive.endpoint);
+    const s3 = localS3Client(receiver.archive.endpoint, receiver.archive.credentials);
     const { calls } = await readArchiveWindow(s3, receiver.archive.bucket, { from, to });
     s3.destroy();
     expect(calls).toHaveLength(1);
@@ -67,6 +68,7 @@ describe('The local run keeps an archive', () => {
       env: {
         LOCAL_SQS_PORT: String(receiver.queues.port),
         LOCAL_S3_PORT: String(receiver.archive.port),
+        LOCAL_STATE_DIR: join(dir(), 'queues'),
       },
     });
 

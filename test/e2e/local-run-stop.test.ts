@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { localArchiveCredentials } from '../../devkit/archive-credentials.js';
 import { readArchiveWindow } from '../../devkit/archive-reader.js';
 import { buildBookingPayload } from '../../devkit/booking-payload.js';
 import { LOCAL_ARCHIVE } from '../../devkit/local-run.js';
@@ -44,8 +45,11 @@ async function sendBooking(banner: string): Promise<{ body: string; status: numb
 }
 
 /** The bodies of the calls archived since `from`, read as `npm run replay` reads them. */
-async function archivedBodies(banner: string, from: Date): Promise<string[]> {
-  const s3 = localS3Client(`http://127.0.0.1:${bannerPort(banner, 'Archive')}`);
+async function archivedBodies(banner: string, stateDir: string, from: Date): Promise<string[]> {
+  const s3 = localS3Client(
+    `http://127.0.0.1:${bannerPort(banner, 'Archive')}`,
+    localArchiveCredentials(stateDir),
+  );
   try {
     const { calls } = await readArchiveWindow(s3, LOCAL_ARCHIVE.bucket, { from, to: new Date() });
     return calls.map(({ record }) => Buffer.from(record.body_base64, 'base64').toString('utf8'));
@@ -113,7 +117,7 @@ describe('npm start (stopping)', () => {
     const second = start(stateDir);
     const secondBanner = await second.ready();
     const kept = await receiveAndDeleteAll(queueUrl(secondBanner));
-    const archived = await archivedBodies(secondBanner, from);
+    const archived = await archivedBodies(secondBanner, stateDir, from);
     const one = await sendBooking(secondBanner);
     second.npm.kill('SIGTERM');
     await second.exit;

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { localS3Client } from '../../devkit/s3-client.js';
 import { FIREHOSE_LIMITS } from '../../lambda/receiver/archive-record.js';
 import { LOCAL_ARCHIVE_BUFFER_MS } from '../../local/local-archive.js';
+import { signedHeaderLines } from '../support/aws-signed-head.js';
 import { KeptAliveConnection } from '../support/kept-alive-connection.js';
 import { startTestArchive } from '../support/local-archive.js';
 import { LOCAL_AWS_SETTINGS } from '../support/local-sqs.js';
@@ -31,7 +32,11 @@ describe('Function: startLocalArchive', () => {
     // Prepare
     const folder = join(stateDir(), 'close');
     const archive = await startTestArchive(folder);
-    const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
+    const firehose = new FirehoseClient({
+      ...LOCAL_AWS_SETTINGS,
+      endpoint: archive.endpoint,
+      credentials: archive.credentials,
+    });
 
     // Act: 200 puts in flight, and close as soon as the first is answered.
     const puts = Array.from({ length: 200 }, (_, index) =>
@@ -50,7 +55,7 @@ describe('Function: startLocalArchive', () => {
 
     // Assess: every put answered is written, read back from the state folder.
     const reopened = await startTestArchive(folder);
-    const s3 = localS3Client(reopened.endpoint);
+    const s3 = localS3Client(reopened.endpoint, reopened.credentials);
     const lines = await countLines(s3, reopened.bucket);
     s3.destroy();
     await reopened.close();
@@ -68,7 +73,11 @@ describe('Function: startLocalArchive', () => {
     const folder = join(stateDir(), 'steady');
     const timedWrites = new Set<string>();
     const archive = await startTestArchive(folder, (_, object) => timedWrites.add(object.key));
-    const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
+    const firehose = new FirehoseClient({
+      ...LOCAL_AWS_SETTINGS,
+      endpoint: archive.endpoint,
+      credentials: archive.credentials,
+    });
     let answered = 0;
     const put = async () => {
       await firehose.send(
@@ -93,7 +102,7 @@ describe('Function: startLocalArchive', () => {
 
     // Assess
     const reopened = await startTestArchive(folder);
-    const s3 = localS3Client(reopened.endpoint);
+    const s3 = localS3Client(reopened.endpoint, reopened.credentials);
     const objects = await s3.send(new ListObjectsV2Command({ Bucket: reopened.bucket }));
     const lines = await countLines(s3, reopened.bucket);
     s3.destroy();
@@ -106,8 +115,12 @@ describe('Function: startLocalArchive', () => {
   it('writes the records put within its buffer interval to one object, without being asked', async () => {
     // Prepare
     const archive = await startTestArchive(join(stateDir(), 'buffer'));
-    const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
-    const s3 = localS3Client(archive.endpoint);
+    const firehose = new FirehoseClient({
+      ...LOCAL_AWS_SETTINGS,
+      endpoint: archive.endpoint,
+      credentials: archive.credentials,
+    });
+    const s3 = localS3Client(archive.endpoint, archive.credentials);
     const objects = async () =>
       (await s3.send(new ListObjectsV2Command({ Bucket: archive.bucket }))).Contents ?? [];
 
@@ -150,8 +163,12 @@ describe('Function: startLocalArchive', () => {
   it('refuses what Firehose refuses, whole, and keeps only the records of the calls it answered', async () => {
     // Prepare
     const archive = await startTestArchive(join(stateDir(), 'limits'));
-    const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
-    const s3 = localS3Client(archive.endpoint);
+    const firehose = new FirehoseClient({
+      ...LOCAL_AWS_SETTINGS,
+      endpoint: archive.endpoint,
+      credentials: archive.credentials,
+    });
+    const s3 = localS3Client(archive.endpoint, archive.credentials);
     const { recordBytes, batchRecords, batchBytes } = FIREHOSE_LIMITS;
     const line = (bytes: number) => Buffer.from(`${'x'.repeat(bytes - 1)}\n`);
     const putBatch = (records: Buffer[]) =>
@@ -191,10 +208,22 @@ describe('Function: startLocalArchive', () => {
           (error: Error) => error.name,
         ),
     };
+    const oversizeHeaders = {
+      'x-amz-target': 'Firehose_20150804.PutRecord',
+      'content-length': String(64 * 1024 * 1024),
+    };
+    const oversizeSignature = await signedHeaderLines(
+      {
+        method: 'POST',
+        target: '/',
+        host: oversize.host,
+        headers: oversizeHeaders,
+        service: 'firehose',
+      },
+      archive.credentials,
+    );
     oversize.write(
-      Buffer.from(
-        `POST / HTTP/1.1\r\nHost: ${oversize.host}\r\nX-Amz-Target: Firehose_20150804.PutRecord\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{`,
-      ),
+      Buffer.from(`POST / HTTP/1.1\r\nHost: ${oversize.host}\r\n${oversizeSignature}\r\n{`),
     );
     const tooLarge = await oversize.readAnswer();
     oversize.close();
@@ -221,15 +250,23 @@ describe('Function: startLocalArchive', () => {
   it('bounds the S3 calls whose bodies s3rver holds, and streams an object larger than that bound', async () => {
     // Prepare
     const archive = await startTestArchive(join(stateDir(), 's3-bodies'));
-    const s3 = localS3Client(archive.endpoint);
+    const s3 = localS3Client(archive.endpoint, archive.credentials);
     const deletion = await KeptAliveConnection.open(archive.endpoint);
     const large = Buffer.alloc(8 * 1024 * 1024, 0x61);
 
-    // Act: the start of a DeleteObjects document declared at 64 MiB, then an 8 MiB object.
+    // Act: the start of a body declared at 64 MiB on a listing, then an 8 MiB object.
+    const listing = `/${archive.bucket}?list-type=2`;
+    const signature = await signedHeaderLines(
+      {
+        method: 'GET',
+        target: listing,
+        host: deletion.host,
+        headers: { 'content-type': 'application/xml', 'content-length': String(64 * 1024 * 1024) },
+      },
+      archive.credentials,
+    );
     deletion.write(
-      Buffer.from(
-        `POST /${archive.bucket}?delete HTTP/1.1\r\nHost: ${deletion.host}\r\nContent-Type: application/xml\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n<Delete>`,
-      ),
+      Buffer.from(`GET ${listing} HTTP/1.1\r\nHost: ${deletion.host}\r\n${signature}\r\n<Delete>`),
     );
     const tooLarge = await deletion.readAnswer();
     deletion.close();
@@ -249,13 +286,30 @@ describe('Function: startLocalArchive', () => {
   it('sends 100 Continue only to a call whose body it reads: an S3 document or a put too large gets its refusal alone', async () => {
     // Prepare
     const archive = await startTestArchive(join(stateDir(), 'expect-continue'));
-    const s3 = localS3Client(archive.endpoint);
+    const s3 = localS3Client(archive.endpoint, archive.credentials);
     const open = () => KeptAliveConnection.open(archive.endpoint);
     const [deletion, put, object] = [await open(), await open(), await open()];
-    const headOf = (connection: KeptAliveConnection, request: string, length: number): Buffer =>
-      Buffer.from(
-        `${request} HTTP/1.1\r\nHost: ${connection.host}\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`,
+    const headOf = async (
+      connection: KeptAliveConnection,
+      [method, target]: readonly [string, string],
+      length: number,
+      headers: Readonly<Record<string, string>> = {},
+      service = 's3',
+    ): Promise<Buffer> => {
+      const signature = await signedHeaderLines(
+        {
+          method,
+          target,
+          host: connection.host,
+          headers: { ...headers, 'content-length': String(length) },
+          service,
+        },
+        archive.credentials,
       );
+      return Buffer.from(
+        `${method} ${target} HTTP/1.1\r\nHost: ${connection.host}\r\nExpect: 100-continue\r\n${signature}\r\n`,
+      );
+    };
     const firstAnswer = async (connection: KeptAliveConnection, head: Buffer) => {
       connection.write(head);
       return (await connection.readAnswer({ interim: true }))?.status;
@@ -265,13 +319,22 @@ describe('Function: startLocalArchive', () => {
     const statuses = {
       deletion: await firstAnswer(
         deletion,
-        headOf(deletion, `POST /${archive.bucket}?delete`, 64 * 1024 * 1024),
+        await headOf(deletion, ['GET', `/${archive.bucket}?list-type=2`], 64 * 1024 * 1024),
       ),
       put: await firstAnswer(
         put,
-        headOf(put, 'POST /\r\nX-Amz-Target: Firehose_20150804.PutRecord', 64 * 1024 * 1024),
+        await headOf(
+          put,
+          ['POST', '/'],
+          64 * 1024 * 1024,
+          { 'x-amz-target': 'Firehose_20150804.PutRecord' },
+          'firehose',
+        ),
       ),
-      object: await firstAnswer(object, headOf(object, `PUT /${archive.bucket}/sent-after-100`, 5)),
+      object: await firstAnswer(
+        object,
+        await headOf(object, ['PUT', `/${archive.bucket}/sent-after-100`], 5),
+      ),
     };
     const closed = [await deletion.closedWithin(2_000), await put.closedWithin(2_000)];
     object.write(Buffer.from('12345'));
@@ -295,7 +358,7 @@ describe('Function: startLocalArchive', () => {
     // Prepare: pages of two keys stand for S3's 1,000; s3rver's own token failed on any
     // truncated listing, whatever its size.
     const archive = await startTestArchive(join(stateDir(), 'paging'));
-    const s3 = localS3Client(archive.endpoint);
+    const s3 = localS3Client(archive.endpoint, archive.credentials);
     const keys = Array.from({ length: 6 }, (_, index) => `deliveries/k-${index}`);
     for (const Key of keys) {
       await s3.send(new PutObjectCommand({ Bucket: archive.bucket, Key, Body: 'x' }));
@@ -328,15 +391,28 @@ describe('Function: startLocalArchive', () => {
   it('takes puts after many calls answered before their bodies were read, whose clients then went away', async () => {
     // Prepare: s3rver answers a listing at once, before its declared 2 MiB body.
     const archive = await startTestArchive(join(stateDir(), 'answered-early'));
-    const firehose = new FirehoseClient({ ...LOCAL_AWS_SETTINGS, endpoint: archive.endpoint });
+    const firehose = new FirehoseClient({
+      ...LOCAL_AWS_SETTINGS,
+      endpoint: archive.endpoint,
+      credentials: archive.credentials,
+    });
 
     // Act: more such calls than the port's budget holds, then a put.
     const statuses: number[] = [];
     for (let index = 0; index < 30; index++) {
       const connection = await KeptAliveConnection.open(archive.endpoint);
+      const signature = await signedHeaderLines(
+        {
+          method: 'GET',
+          target: `/${archive.bucket}`,
+          host: connection.host,
+          headers: { 'content-length': String(2 * 1024 * 1024) },
+        },
+        archive.credentials,
+      );
       connection.write(
         Buffer.from(
-          `GET /${archive.bucket} HTTP/1.1\r\nHost: ${connection.host}\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`,
+          `GET /${archive.bucket} HTTP/1.1\r\nHost: ${connection.host}\r\n${signature}\r\n`,
         ),
       );
       statuses.push((await connection.readAnswer())?.status ?? 0);

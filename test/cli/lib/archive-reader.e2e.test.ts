@@ -15,7 +15,7 @@ describe('Function: readArchiveWindow', () => {
     // empty objects between them, a record after the range and an object after that one. Pages of
     // two keys stand for S3's 1,000.
     const archive = await startTestArchive(join(stateDir(), 'range'));
-    const s3 = localS3Client(archive.endpoint);
+    const s3 = localS3Client(archive.endpoint, archive.credentials);
     let listings = 0;
     s3.middlewareStack.add(
       (next, context) => (args) => {

@@ -60,6 +60,7 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
       ...LOCAL_AWS_SETTINGS,
       ...firehoseSettings,
       endpoint: firehoseEndpoint,
+      credentials: archive.credentials,
     });
     const handler = createHandler(
       loadConfig({
@@ -80,7 +81,7 @@ describe('Function: handler, with ARCHIVE_STREAM', () => {
   /** The archive's records received since `since`, once the stand-in wrote what it buffered. */
   async function archived(since: Date) {
     await archive.flush();
-    const s3 = localS3Client(archive.endpoint);
+    const s3 = localS3Client(archive.endpoint, archive.credentials);
     try {
       const window = await readArchiveWindow(s3, archive.bucket, {
         from: since,

@@ -34,7 +34,7 @@ describe('The console over an archive', () => {
   beforeAll(async () => {
     archive = await startTestArchive(dir());
     queues = await startLocalQueues({ port: 0 });
-    s3 = localS3Client(archive.endpoint);
+    s3 = localS3Client(archive.endpoint, archive.credentials);
     s3.middlewareStack.add(
       (next, context) => (args) => {
         if (context.commandName === 'ListObjectsV2Command') listings++;
