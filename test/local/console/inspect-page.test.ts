@@ -45,6 +45,8 @@ describe('Function: the console page over the archive', () => {
           env: {
             LOCAL_SQS_PORT: String(receiver.queues.port),
             LOCAL_S3_PORT: String(receiver.archive.port),
+            // The archive's credentials are in the receiver's state folder.
+            LOCAL_STATE_DIR: join(SCRATCH, 'queues'),
             WEBHOOK_SECRET: KEY,
           },
         },
