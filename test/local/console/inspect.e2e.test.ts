@@ -172,8 +172,9 @@ describe('The console over an archive', () => {
       });
       vi.stubEnv('AWS_ENDPOINT_URL_S3', archive.endpoint);
       vi.stubEnv('AWS_REGION', 'us-east-1');
-      vi.stubEnv('AWS_ACCESS_KEY_ID', 'S3RVER');
-      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'S3RVER');
+      // The local archive answers only its own credentials, as a bucket answers only its account.
+      vi.stubEnv('AWS_ACCESS_KEY_ID', archive.credentials.accessKeyId);
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', archive.credentials.secretAccessKey);
       const now = new Date();
       const hour = now.toISOString().slice(0, 13).replace(/[-T]/g, '/');
       await put(`deliveries/${hour}/stack-object`, [
