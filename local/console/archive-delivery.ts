@@ -10,7 +10,15 @@ import { replayability } from '../../devkit/replay-core.js';
 import { parseSignatureHeader } from '../../lambda/core/index.js';
 import { SIGNATURE_HEADER_KEY } from '../../lambda/core/signature-header.js';
 import type { ArchiveRecord } from '../../lambda/receiver/archive-record.js';
-import type { DeliveryDetail, DeliverySummary, DiagnosisFields } from '../inspector/delivery.js';
+import {
+  type DeliveryDetail,
+  type DeliverySummary,
+  type DiagnosisFields,
+  decodeUtf8,
+  isRecord,
+  parseObject,
+  stringField,
+} from '../inspector/delivery.js';
 import { MAX_KEPT_BODY_BYTES } from '../inspector/limits.js';
 
 /** A row of the console's list: the local inspector's, and the archive's own fields. */
@@ -30,9 +38,6 @@ export interface ArchiveDetail extends ArchiveSummary, Omit<DeliveryDetail, keyo
   /** The message attributes the receiver queued it with. */
   readonly queuedAttributes?: Readonly<Record<string, string>>;
 }
-
-// ignoreBOM keeps a leading byte order mark: the detail shows the bytes as received.
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The path an endpoint's calls are sent to, as the local inspector lists it. */
 function endpointPath(record: ArchiveRecord): string {
@@ -59,8 +64,7 @@ export function archiveSummary(record: ArchiveRecord, id: string): ArchiveSummar
       : undefined;
   const data = body?.data;
   const eventType = record.message?.attributes.event ?? stringField(body, 'event');
-  const bookingId =
-    typeof data === 'object' && data !== null ? stringField(data as never, 'id') : undefined;
+  const bookingId = isRecord(data) ? stringField(data, 'id') : undefined;
   const parsed = parseSignatureHeader(headerValue(record, SIGNATURE_HEADER_KEY));
   const receivedAt = Date.parse(record.received_at);
   const dedupKey = record.dedup_key ?? record.message?.deduplication_id;
@@ -119,31 +123,4 @@ export function archiveDetail(
     ...(check.ok ? {} : { notReplayable: check.message }),
     ...(record.message === undefined ? {} : { queuedAttributes: record.message.attributes }),
   };
-}
-
-function decodeUtf8(bytes: Buffer): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function stringField(
-  record: Record<string, unknown> | undefined,
-  name: string,
-): string | undefined {
-  const value = record?.[name];
-  return typeof value === 'string' ? value : undefined;
 }

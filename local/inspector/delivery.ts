@@ -326,7 +326,8 @@ export function pairs(rawHeaders: readonly string[]): Array<readonly [string, st
   return result;
 }
 
-function decodeUtf8(bytes: Buffer): string | undefined {
+/** The bytes as UTF-8 text, a leading byte order mark kept; `undefined` when they are not UTF-8. */
+export function decodeUtf8(bytes: Buffer): string | undefined {
   try {
     return utf8.decode(bytes);
   } catch {
@@ -334,7 +335,8 @@ function decodeUtf8(bytes: Buffer): string | undefined {
   }
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+/** The JSON object `text` holds, or `undefined` when it holds none. */
+export function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return isRecord(value) ? value : undefined;
@@ -343,11 +345,13 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function stringField(
+/** A string field of an object, if it is one. */
+export function stringField(
   record: Record<string, unknown> | undefined,
   name: string,
 ): string | undefined {

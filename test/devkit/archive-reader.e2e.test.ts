@@ -1,11 +1,11 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectStart, visitArchiveWindow } from '../../devkit/archive-reader.js';
 import { localS3Client } from '../../devkit/s3-client.js';
 import { RECEIVER_TIMEOUT_SECONDS } from '../../lambda/contract/settings.js';
 import type { ArchiveRecord } from '../../lambda/receiver/archive-record.js';
 import type { LocalArchive } from '../../local/local-archive.js';
-import { startTestArchive } from '../support/local-archive.js';
+import { putArchiveObject, startTestArchive } from '../support/local-archive.js';
 import { scratchDir } from '../support/scratch-dir.js';
 
 const stateDir = scratchDir('archive-visit');
@@ -30,17 +30,8 @@ describe('Function: visitArchiveWindow', () => {
     await archive.close();
   });
 
-  const put = (Key: string, lines: readonly string[]) => {
-    const Body = lines.map((line) => `${line}\n`).join('');
-    return s3.send(
-      new PutObjectCommand({
-        Bucket: archive.bucket,
-        Key,
-        Body,
-        ContentLength: Buffer.byteLength(Body),
-      }),
-    );
-  };
+  const put = (key: string, lines: readonly string[]) =>
+    putArchiveObject(s3, archive.bucket, key, lines);
   const visit = async (from: string, to: string, pageSize?: number) => {
     const seen: string[] = [];
     const listed: number[] = [];

@@ -1,3 +1,4 @@
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   type LocalArchive,
   type LocalArchiveOptions,
@@ -21,4 +22,23 @@ export function startTestArchive(
       throw error;
     },
   });
+}
+
+/** Writes one archive object holding `lines`, one per line, as Firehose would. */
+export function putArchiveObject(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  lines: readonly string[],
+): Promise<unknown> {
+  const Body = lines.map((line) => `${line}\n`).join('');
+  // The length given: the SDK warns of a stream of unknown length for an empty body.
+  return s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body,
+      ContentLength: Buffer.byteLength(Body),
+    }),
+  );
 }

@@ -1,5 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   GetQueueAttributesCommand,
   SendMessageCommand,
@@ -19,7 +19,7 @@ import type { LocalArchive } from '../../../local/local-archive.js';
 import { type LocalQueues, startLocalQueues } from '../../../local/local-queues.js';
 import { runTool } from '../../devkit/run-tool.js';
 import { receiveAndDeleteAll } from '../../support/drain.js';
-import { startTestArchive } from '../../support/local-archive.js';
+import { putArchiveObject, startTestArchive } from '../../support/local-archive.js';
 import { scratchDir } from '../../support/scratch-dir.js';
 
 const dir = scratchDir('inspect-console');
@@ -55,17 +55,8 @@ describe('The console over an archive', () => {
     await receiveAndDeleteAll(queues.queueUrl);
   });
 
-  const put = (Key: string, lines: readonly string[]) => {
-    const Body = lines.map((line) => `${line}\n`).join('');
-    return s3.send(
-      new PutObjectCommand({
-        Bucket: archive.bucket,
-        Key,
-        Body,
-        ContentLength: Buffer.byteLength(Body),
-      }),
-    );
-  };
+  const put = (key: string, lines: readonly string[]) =>
+    putArchiveObject(s3, archive.bucket, key, lines);
   const source = (pageSize?: number) =>
     new ArchiveSource({
       s3,
