@@ -29,10 +29,8 @@ export interface Latency {
   readonly outputBytes: number;
   /** Lines written per request: each is one CloudWatch Logs event. */
   readonly outputLines: number;
-  /** Of those, EMF blobs per request (accepted calls share one a minute per environment). */
+  /** Of those, EMF blobs per request (none: the calls are counted from their log lines). */
   readonly emfLines: number;
-  /** Size of one EMF blob of this kind of request, in bytes, when any was written. */
-  readonly emfBlobBytes: number;
 }
 
 /** What {@link measureHandler} found; the cost section reuses it. */
@@ -100,7 +98,6 @@ async function runMeasurement(): Promise<HandlerMeasurement> {
       unauthorized: noOutput(),
       sendMessage: noOutput(),
     };
-    const emf = { queued: noOutput(), unauthorized: noOutput(), sendMessage: noOutput() };
     for (let index = 0; index < WARM_UP + SAMPLES; index++) {
       for (const kind of ['queued', 'unauthorized', 'sendMessage'] as const) {
         const call = prepare[kind](index);
@@ -108,8 +105,6 @@ async function runMeasurement(): Promise<HandlerMeasurement> {
         const start = performance.now();
         await call();
         const elapsed = performance.now() - start;
-        // EMF blobs of accepted calls come once a minute: sized over every call, warm-up included.
-        addDifference(emf[kind], before, output.counts());
         if (index < WARM_UP) continue;
         samples[kind].push(elapsed);
         addDifference(written[kind], before, output.counts());
@@ -121,7 +116,6 @@ async function runMeasurement(): Promise<HandlerMeasurement> {
       outputBytes: written[kind].bytes / SAMPLES,
       outputLines: written[kind].lines / SAMPLES,
       emfLines: written[kind].emfLines / SAMPLES,
-      emfBlobBytes: emf[kind].emfLines === 0 ? 0 : emf[kind].emfBytes / emf[kind].emfLines,
     });
     return {
       queued: latency('queued'),
@@ -182,18 +176,16 @@ interface OutputCounts {
   bytes: number;
   lines: number;
   emfLines: number;
-  emfBytes: number;
 }
 
 function noOutput(): OutputCounts {
-  return { bytes: 0, lines: 0, emfLines: 0, emfBytes: 0 };
+  return { bytes: 0, lines: 0, emfLines: 0 };
 }
 
 function addDifference(total: OutputCounts, before: OutputCounts, after: OutputCounts): void {
   total.bytes += after.bytes - before.bytes;
   total.lines += after.lines - before.lines;
   total.emfLines += after.emfLines - before.emfLines;
-  total.emfBytes += after.emfBytes - before.emfBytes;
 }
 
 /**
@@ -211,7 +203,6 @@ export function swallowOutput(): { counts(): OutputCounts; restore(): void } {
     counts.lines += lines;
     if (text.includes('"_aws"')) {
       counts.emfLines += lines;
-      counts.emfBytes += bytes;
     }
     const callback = rest.find((argument) => typeof argument === 'function');
     if (typeof callback === 'function') callback();

@@ -59,7 +59,6 @@ export const logsSection: BenchSection = {
       (cloudWatchBytesPerCall(latency) + PLATFORM_BYTES_PER_CALL).toFixed(0),
       target,
     ];
-    const queuedBlob = result.queued.emfBlobBytes;
     return {
       title:
         'Receiver handler per request over the embedded queue: latency and CloudWatch Logs bytes',
@@ -87,9 +86,9 @@ export const logsSection: BenchSection = {
       ],
       notes: [
         `${result.samples} requests of each kind after ${result.warmUp} warm-up ones, interleaved; wall time per call. createHandler with the real SQS client against the embedded queue of npm start (local-aws-sqs, same process, so its work is inside the queued and SendMessage figures) and a static key; default log level (INFO).`,
-        `CloudWatch bytes as CloudWatch Logs meters them: every line written is one event, billed as its UTF-8 bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES} bytes. Function lines: the call's log line, and its EMF blob for a rejection; accepted calls add to counts published as one EMF blob (${queuedBlob.toFixed(0)} bytes here) at most once a minute per warm environment, shared by every call of that minute (${(queuedBlob + CLOUDWATCH_EVENT_OVERHEAD_BYTES).toFixed(0)} bytes more for a call alone in its minute).`,
+        `CloudWatch bytes as CloudWatch Logs meters them: every line written is one event, billed as its UTF-8 bytes plus ${CLOUDWATCH_EVENT_OVERHEAD_BYTES} bytes. Function lines: the call's decision line, which the construct's metric filters count every per-call metric from (EMF blobs per call: ${result.queued.emfLines.toFixed(3)} queued, ${result.unauthorized.emfLines.toFixed(3)} for a 401).`,
         `Lambda's own START, END and REPORT lines (${PLATFORM_BYTES_PER_CALL} bytes a call with the overhead, sized from AWS's documented format) are billed too at Lambda's default system log level, INFO; the construct deploys both functions with the JSON log format and a system log level of WARN (systemLogLevel), which drops them.`,
-        'Rejections are logged at WARN with an EMF blob each (counts, and WebhookRejected by reason), so alarms see them within the minute.',
+        'Rejections are logged at WARN; the metric filters count them, by reason too, in the minute they were answered.',
       ],
     };
   },

@@ -14,6 +14,7 @@ import type { EndpointDirectorySecret } from './endpoint-directory.js';
 import type { ServedWebhookEndpoint } from './endpoints.js';
 import { keyUseThroughService } from './key-use.js';
 import { createFunction } from './lambda-function.js';
+import { countDecisionLines } from './receiver-metrics.js';
 import { INGRESS_WITH_SOURCE_POLICY, type ReceiverSettings } from './receiver-settings.js';
 import { grantReadEndpointSigningKeys, grantReadSigningKey } from './signing-key.js';
 
@@ -62,6 +63,7 @@ export function createReceiverFunction(
       fn.node.addDependency(policy);
     }
   }
+  countDecisionLines(fn.logGroup);
   directory?.secret.grantRead(fn);
   queue.grant(fn, 'sqs:SendMessage');
   const queueKey = queue.encryptionMasterKey;

@@ -1,14 +1,67 @@
 import type { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import {
+  DECISION_FIELDS,
+  DECISION_METRICS,
+  type DecisionMetric,
+} from '../lambda/contract/decision-metrics.js';
 import { CONFIG_DEFAULTS } from '../lambda/contract/environment.js';
 import { ENDPOINT_DIMENSION, METRIC_NAMES } from '../lambda/contract/metric-names.js';
 
 /**
- * The metrics the receiver and the example consumer publish (EMF, namespace
+ * The metrics the receiver and the example consumer publish (namespace
  * `POWERTOOLS_METRICS_NAMESPACE`), as the alarms and the dashboard read them: one place that
- * knows their namespace and dimensions.
+ * knows their namespace and dimensions. The receiver's per-call counts come from metric filters
+ * on its log group ({@link countDecisionLines}), its other events and the consumer's from EMF.
  * @module
  */
+
+/**
+ * Counts the receiver's calls from their decision lines: one metric filter on its log group per
+ * metric of `DECISION_METRICS`, each line counted once per metric it matches, its dimensions read
+ * from the line's fields. Filters are free; their metrics cost as the EMF metrics did.
+ *
+ * @param logGroup - the receiver's log group
+ */
+export function countDecisionLines(logGroup: logs.ILogGroup): void {
+  for (const metric of DECISION_METRICS) {
+    logGroup.addMetricFilter(decisionFilterId(metric), {
+      filterPattern: decisionPattern(metric),
+      metricNamespace: CONFIG_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE,
+      metricName: metric.name,
+      metricValue: '1',
+      unit: cloudwatch.Unit.COUNT,
+      dimensions: Object.fromEntries(metric.dimensions.map((field) => [field, `$.${field}`])),
+    });
+  }
+}
+
+/** E.g. `WebhookRejected`, `WebhookRejectedByReason`. */
+function decisionFilterId({ name, dimensions }: DecisionMetric): string {
+  const [, ...more] = dimensions;
+  const by = more.map((field) => `${field[0]?.toUpperCase()}${field.slice(1)}`).join('And');
+  return by === '' ? name : `${name}By${by}`;
+}
+
+/** The JSON filter pattern of a decision metric: its conditions, and its dimensions present. */
+function decisionPattern({ outcomes, status, reason, dimensions }: DecisionMetric) {
+  const field = (name: string) => `$.${name}`;
+  const { FilterPattern } = logs;
+  const outcome = field(DECISION_FIELDS.outcome);
+  return FilterPattern.all(
+    outcomes === undefined
+      ? FilterPattern.exists(outcome)
+      : FilterPattern.any(...outcomes.map((kind) => FilterPattern.stringValue(outcome, '=', kind))),
+    ...(status === undefined
+      ? []
+      : [FilterPattern.numberValue(field(DECISION_FIELDS.status), '=', status)]),
+    ...(reason === undefined
+      ? []
+      : [FilterPattern.stringValue(field(DECISION_FIELDS.reason), '=', reason)]),
+    ...dimensions.map((name) => FilterPattern.exists(field(name))),
+  );
+}
 
 /** How to read one of the receiver's metrics. */
 export interface ReceiverMetricOptions {

@@ -76,7 +76,7 @@ export const CLIENT_SETTINGS = {
 
 /**
  * SDK settings of the archive's Firehose client: the whole write, retry included, is bounded by
- * `ARCHIVE_LIMITS.writeBoundMs` (500 ms) through its abort signal; the short connection timeout
+ * `ARCHIVE_LIMITS.writeBoundMs` through its abort signal; the short connection timeout
  * leaves room for the one retry.
  */
 export const ARCHIVE_CLIENT_SETTINGS = {
@@ -87,9 +87,9 @@ export const ARCHIVE_CLIENT_SETTINGS = {
 /**
  * Builds the receiver handler: API Gateway event -> source address check (403 outside
  * `ALLOWED_SOURCE_IPS`) -> request -> endpoint and its keys
- * (`endpoints.ts`; 404 for a path naming no endpoint) -> `receive` -> response, with one log line
- * per call; metrics of a rejection or failure are published before returning, counts of accepted
- * calls at most a minute later (see `publishMetrics`). With `ARCHIVE_STREAM`, every answered call
+ * (`endpoints.ts`; 404 for a path naming no endpoint) -> `receive` -> response, with one decision
+ * line per call, which the per-call metrics count; key loads and failures are published before
+ * returning (see `publishMetrics`). With `ARCHIVE_STREAM`, every answered call
  * is then archived (rejected ones bounded, see `archive-record.ts`), waiting at most
  * `ARCHIVE_LIMITS.writeBoundMs`; a failed write is counted, never answered.
  *
@@ -175,7 +175,7 @@ export function createHandler(
       }
       return responseFromOutcome(outcome);
     } finally {
-      publishMetrics(observability, now());
+      publishMetrics(observability);
     }
   };
 }

@@ -1,30 +1,25 @@
 import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { ENDPOINT_DIMENSION, METRIC_NAMES } from '../contract/metric-names.js';
+import type { DecisionOutcome } from '../contract/decision-metrics.js';
+import { METRIC_NAMES } from '../contract/metric-names.js';
 import { SOURCE_NOT_ALLOWED } from '../contract/source-allowlist.js';
 import type { SkippedVersion } from './decision/key-set.js';
 import type { KeyLoadError, ReceiveOutcome } from './decision/receive.js';
 import { STATIC_KEY_STAGE } from './key-ring.js';
 
-/**
- * How long counts of accepted calls (queued or ignored) wait to be published, at most: they are
- * summed per execution environment and published with the first call after this much time, or
- * with any call that publishes metrics of its own (a rejection, a failure).
- */
-export const ACCEPTED_COUNTS_INTERVAL_MS = 60_000;
-
 /** The receiver's logger and metrics. */
 export interface Observability {
   readonly logger: Logger;
-  readonly metrics: Metrics;
   /**
-   * Publishes one rejection at once under its own `reason` dimension: a single-metric instance
-   * of `metrics`, made once and reused for every rejection. Making one per rejection (a Metrics
-   * with its own Console and environment reads) took 80–200 µs a call, against 7–30 µs reused.
+   * Events that are not one per call (key loads, queue and archive failures), stored while a call
+   * runs and published before it returns (see {@link publishMetrics}). Calls are counted from
+   * their decision lines instead (`lambda/contract/decision-metrics.ts`).
    */
-  readonly rejectionByReason: Metrics;
-  /** What is waiting to be published (see {@link publishMetrics}). */
-  readonly pending: PendingMetrics;
+  readonly metrics: Metrics;
+  /** Whether `metrics` holds events not yet published. */
+  stored: boolean;
+  /** The `service` field of the decision lines: the service name the metrics carry. */
+  readonly serviceName: string;
   /**
    * The logger's level (a Powertools `LogLevelThreshold`), read once: it is set at cold start,
    * and reading it costs an environment lookup per call.
@@ -32,36 +27,9 @@ export interface Observability {
   readonly logLevel: number;
 }
 
-/** Metrics not yet published (see {@link publishMetrics}). */
-export interface PendingMetrics {
-  /** Calls counted since the last publication (all of them, then the accepted ones). */
-  received: number;
-  forwarded: number;
-  ignored: number;
-  /** Whether metrics of a rejection or failure are stored, to be published at once. */
-  stored: boolean;
-  /** Epoch milliseconds of the last publication; -Infinity before the first. */
-  publishedAt: number;
-  /**
-   * Counts per named endpoint (a receiver serving several), published beside the totals with an
-   * `endpoint` dimension: what the dashboard's per-endpoint widgets and the silence alarms read.
-   * At most one entry per configured endpoint: calls naming no endpoint are never counted here.
-   */
-  readonly endpoints: Map<string, EndpointCounts>;
-}
-
-/** The outcomes of one endpoint's calls since its last publication. */
-export interface EndpointCounts {
-  /** Queued or ignored: calls whose signature verified. */
-  verified: number;
-  rejected: number;
-  /** Epoch milliseconds of this endpoint's last publication; -Infinity before the first. */
-  publishedAt: number;
-}
-
 /**
- * Creates the Powertools logger (JSON, level from `POWERTOOLS_LOG_LEVEL`/`LOG_LEVEL`) and metrics
- * (EMF, default dimension `service`).
+ * Creates the Powertools logger (JSON, level from `POWERTOOLS_LOG_LEVEL`/`LOG_LEVEL`, or Lambda's
+ * application log level when set) and metrics (EMF, default dimension `service`).
  *
  * @param names - service name and metrics namespace from configuration
  */
@@ -74,21 +42,7 @@ export function createObservability(names: {
     serviceName: names.serviceName,
     namespace: names.metricsNamespace,
   });
-  return {
-    logger,
-    metrics,
-    // Publishing clears the dimensions it added (`reason`) and keeps the defaults (`service`).
-    rejectionByReason: metrics.singleMetric(),
-    pending: {
-      received: 0,
-      forwarded: 0,
-      ignored: 0,
-      stored: false,
-      publishedAt: Number.NEGATIVE_INFINITY,
-      endpoints: new Map(),
-    },
-    logLevel: logger.level,
-  };
+  return { logger, metrics, stored: false, serviceName: names.serviceName, logLevel: logger.level };
 }
 
 /** What the handler knows about a call besides the decision, for its log line. */
@@ -100,19 +54,20 @@ export interface CallContext {
 }
 
 /**
- * Logs one line per call and counts it. The line carries what an operator needs (outcome,
- * status, reason, request id, endpoint, event type, timestamp age, dedup key, and the key stage
- * and signed form when they are not the usual AWSCURRENT and as sent) and never the key, the
- * payload or personal data: only fields of the decision are logged, never the request.
+ * Writes the decision line of a call: the line the per-call metrics are counted from (see
+ * `lambda/contract/decision-metrics.ts`), and what an operator needs (outcome, status, reason,
+ * request id, endpoint, event type, timestamp age, dedup key, and the key stage and signed form
+ * when they are not the usual AWSCURRENT and as sent). Never the key, the payload or personal
+ * data: only fields of the decision are logged, never the request.
  *
  * The line of a queued, ignored or rejected call is one compact JSON object with only these
- * fields (no timestamp, service or Lambda context: CloudWatch stamps every event, and the log
- * group names the function), written directly: it is most of what a call costs in CloudWatch
- * Logs, and going through Powertools Logger cost more CPU than verifying a 1 KB body. A 503 is
- * logged through Powertools Logger with its error.
- *
- * Accepted calls are only counted here (see {@link publishMetrics}); a rejection or failure
- * stores its metrics, and the handler publishes them before returning.
+ * fields and `service` (no timestamp or Lambda context: CloudWatch stamps every event, and the
+ * log group names the function), written directly rather than through Powertools Logger: it is
+ * most of what a call costs in CloudWatch Logs, and the logger's formatting would be most of the
+ * handler's CPU per call (docs/performance.md). A 503 is
+ * logged through Powertools Logger with its error. Like any line, it is written only when the log
+ * level lets its level through: Lambda's application log level, which the logger follows, drops
+ * the lines below it before CloudWatch sees them.
  *
  * @param observability - logger and metrics
  * @param outcome - the decision
@@ -123,39 +78,32 @@ export function recordOutcome(
   outcome: ReceiveOutcome,
   call: CallContext,
 ): void {
-  const { rejectionByReason, pending, logLevel } = observability;
-  if (call.endpoint !== undefined && outcome.kind !== 'unavailable') {
-    countForEndpoint(pending, call.endpoint, outcome.kind);
-  }
+  const { logLevel } = observability;
   switch (outcome.kind) {
     case 'queued':
-      pending.received += 1;
-      pending.forwarded += 1;
       // No message ("Webhook queued") and no status (200): `outcome: queued` says both. Queued
       // calls are nearly every line, and CloudWatch Logs bills each byte; rejections keep both.
-      if (logLevel <= LogLevelThreshold.INFO) writeLine('INFO', undefined, outcome, call);
+      if (logLevel <= LogLevelThreshold.INFO) {
+        writeLine(observability, 'INFO', undefined, outcome, call);
+      }
       return;
     case 'ignored':
-      pending.received += 1;
-      pending.ignored += 1;
       if (logLevel <= LogLevelThreshold.INFO) {
-        writeLine('INFO', 'Webhook ignored: event not in FORWARD_EVENTS', outcome, call);
+        writeLine(
+          observability,
+          'INFO',
+          'Webhook ignored: event not in FORWARD_EVENTS',
+          outcome,
+          call,
+        );
       }
       return;
     case 'rejected':
-      pending.received += 1;
-      storeCount(observability, METRIC_NAMES.rejected);
-      if (outcome.status === 401) storeCount(observability, METRIC_NAMES.signatureRejected);
-      // Emitted at once with its own dimension so the per-reason breakdown does not split the
-      // plain WebhookRejected count that alarms watch.
-      rejectionByReason
-        .addDimension('reason', outcome.reason)
-        .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
-      if (logLevel <= LogLevelThreshold.WARN) writeLine('WARN', 'Webhook rejected', outcome, call);
+      if (logLevel <= LogLevelThreshold.WARN) {
+        writeLine(observability, 'WARN', 'Webhook rejected', outcome, call);
+      }
       return;
     case 'unavailable':
-      pending.received += 1;
-      pending.stored = true;
       // Key-load failures are counted where they happen (recordKeyLoadFailure), once per attempt.
       if (outcome.reason === 'queue_unavailable') {
         storeCount(observability, METRIC_NAMES.queueSendFailure);
@@ -169,90 +117,28 @@ export function recordOutcome(
 }
 
 /**
- * Publishes the stored metrics, with the counts of accepted calls added, when there are metrics
- * of a rejection or failure to publish, or when the counts have waited ACCEPTED_COUNTS_INTERVAL_MS.
- * An EMF blob per accepted call would cost more CloudWatch Logs than its log line; the price is
- * that counts of the last minute before an idle environment is shut down are never published
- * (the log lines still hold every call).
+ * Publishes the events stored during the call, if any, as one EMF blob.
  *
- * @param observability - logger and metrics
- * @param nowMs - the clock, epoch milliseconds
+ * @param observability - metrics
  */
-export function publishMetrics({ metrics, pending }: Observability, nowMs: number): void {
-  const due = (publishedAt: number) => nowMs - publishedAt >= ACCEPTED_COUNTS_INTERVAL_MS;
-  // An endpoint's first call after a quiet minute is published at once, like the receiver's: a
-  // count held back and then lost with its environment would raise that endpoint's silence alarm.
-  const endpointDue = [...pending.endpoints.values()].some(
-    (counts) => due(counts.publishedAt) && counts.verified + counts.rejected > 0,
-  );
-  if (!pending.stored && !endpointDue && !due(pending.publishedAt)) return;
-  const counts = [
-    [METRIC_NAMES.received, pending.received],
-    [METRIC_NAMES.forwarded, pending.forwarded],
-    [METRIC_NAMES.ignored, pending.ignored],
-    [METRIC_NAMES.verified, pending.forwarded + pending.ignored],
-  ] as const;
-  for (const [name, count] of counts) {
-    if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
-  }
-  const anything = pending.stored || pending.received > 0;
-  Object.assign(pending, { received: 0, forwarded: 0, ignored: 0, stored: false });
-  pending.publishedAt = nowMs;
-  if (anything) metrics.publishStoredMetrics();
-  publishEndpointCounts(metrics, pending.endpoints, nowMs);
+export function publishMetrics(observability: Observability): void {
+  if (!observability.stored) return;
+  observability.stored = false;
+  observability.metrics.publishStoredMetrics();
 }
 
-/** Adds one call's outcome to its endpoint's counts. */
-function countForEndpoint(
-  pending: PendingMetrics,
-  endpoint: string,
-  kind: 'queued' | 'ignored' | 'rejected',
-): void {
-  let counts = pending.endpoints.get(endpoint);
-  if (counts === undefined) {
-    counts = { verified: 0, rejected: 0, publishedAt: Number.NEGATIVE_INFINITY };
-    pending.endpoints.set(endpoint, counts);
-  }
-  if (kind === 'rejected') counts.rejected += 1;
-  else counts.verified += 1;
-}
-
-/**
- * One EMF blob per endpoint with calls: its verified and rejected counts under the dimensions
- * `service` and `endpoint` (two custom metrics per endpoint: each costs a monthly fee). The
- * totals under `service` alone are published as before, so the alarms on them are unchanged.
- */
-function publishEndpointCounts(
-  metrics: Metrics,
-  endpoints: Map<string, EndpointCounts>,
-  nowMs: number,
-): void {
-  for (const [endpoint, counts] of endpoints) {
-    const values = [
-      [METRIC_NAMES.verified, counts.verified],
-      [METRIC_NAMES.rejected, counts.rejected],
-    ] as const;
-    if (values.every(([, count]) => count === 0)) continue;
-    metrics.addDimension(ENDPOINT_DIMENSION, endpoint);
-    for (const [name, count] of values) {
-      if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
-    }
-    metrics.publishStoredMetrics();
-    Object.assign(counts, { verified: 0, rejected: 0, publishedAt: nowMs });
-  }
-}
-
-/** Stores a count of one for the next publication, which then happens at once. */
+/** Stores a count of one, published before the call returns. */
 function storeCount(observability: Observability, name: string): void {
   observability.metrics.addMetric(name, MetricUnit.Count, 1);
-  observability.pending.stored = true;
+  observability.stored = true;
 }
 
 /** The fields of a decision's log line, in a fixed order; absent ones are left out. */
 function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<string, unknown> {
   const { details } = outcome;
+  const kind: DecisionOutcome = outcome.kind;
   return {
-    outcome: outcome.kind,
+    outcome: kind,
     ...(outcome.kind === 'queued' ? {} : { status: outcome.status }),
     ...('reason' in outcome ? { reason: outcome.reason } : {}),
     ...(call.apiRequestId === undefined ? {} : { api_request_id: call.apiRequestId }),
@@ -277,10 +163,11 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
 const USUAL_KEY_STAGES: ReadonlySet<string> = new Set(['AWSCURRENT', STATIC_KEY_STAGE]);
 
 /**
- * Writes one decision line: `level` and `message` (when there is one) as Powertools writes them,
- * then the fields.
+ * Writes one decision line: `level`, `message` (when there is one) and `service` as Powertools
+ * writes them, then the fields.
  */
 function writeLine(
+  { serviceName: service }: Observability,
   level: 'INFO' | 'WARN',
   message: string | undefined,
   outcome: ReceiveOutcome,
@@ -288,7 +175,7 @@ function writeLine(
 ): void {
   const fields = decisionFields(outcome, call);
   const line = JSON.stringify(
-    message === undefined ? { level, ...fields } : { level, message, ...fields },
+    message === undefined ? { level, service, ...fields } : { level, message, service, ...fields },
   );
   // Warnings go to stderr, as Powertools writes them; Lambda sends both streams to CloudWatch.
   (level === 'INFO' ? process.stdout : process.stderr).write(`${line}\n`);
@@ -377,10 +264,10 @@ function endpointField(endpoint: string | undefined): { endpoint?: string } {
 }
 
 /**
- * Logs and counts a call to a path that names no configured endpoint (answered 404 without
- * loading any key). The path is logged, cut to 200 characters: it is what the sender called.
+ * Logs a call to a path that names no configured endpoint (answered 404 without loading any
+ * key). The path is logged, cut to 200 characters: it is what the sender called.
  *
- * @param observability - logger and metrics
+ * @param observability - logger
  * @param path - the request path, if the event has one
  * @param apiRequestId - API Gateway's request id
  */
@@ -398,11 +285,12 @@ export function recordUnknownEndpoint(
 }
 
 /**
- * Logs (WARN, with the address) and counts a call refused because its source address is outside
- * `ALLOWED_SOURCE_IPS`: in `WebhookRejected`, by reason, and in `SourceNotAllowed`, never in
- * `SignatureRejected`, so a scan from elsewhere does not raise the signature-rejection alarm.
+ * Logs (WARN, with the address) a call refused because its source address is outside
+ * `ALLOWED_SOURCE_IPS`. Its line counts in `WebhookRejected`, by reason, and in
+ * `SourceNotAllowed`, never in `SignatureRejected`, so a scan from elsewhere does not raise the
+ * signature-rejection alarm.
  *
- * @param observability - logger and metrics
+ * @param observability - logger
  * @param sourceIp - the front door's source address, if the event has one
  * @param apiRequestId - API Gateway's request id
  */
@@ -411,7 +299,6 @@ export function recordSourceNotAllowed(
   sourceIp: string | undefined,
   apiRequestId: string | undefined,
 ): void {
-  storeCount(observability, METRIC_NAMES.sourceNotAllowed);
   recordRefusal(observability, 'Webhook rejected: source address not in ALLOWED_SOURCE_IPS', {
     status: 403,
     reason: SOURCE_NOT_ALLOWED,
@@ -422,8 +309,8 @@ export function recordSourceNotAllowed(
 }
 
 /**
- * Counts a call the handler refused before any key was loaded (in `WebhookRejected`, and per
- * reason) and logs it at WARN with its status, reason, request id and `fields`.
+ * Logs at WARN the decision line of a call the handler refused before any key was loaded, with
+ * its status, reason, request id and `fields`; the line counts in `WebhookRejected`, and by reason.
  */
 function recordRefusal(
   observability: Observability,
@@ -440,13 +327,8 @@ function recordRefusal(
     [field: string]: unknown;
   },
 ): void {
-  observability.pending.received += 1;
-  storeCount(observability, METRIC_NAMES.rejected);
-  observability.rejectionByReason
-    .addDimension('reason', reason)
-    .addMetric(METRIC_NAMES.rejected, MetricUnit.Count, 1);
   observability.logger.warn(message, {
-    outcome: 'rejected',
+    outcome: REJECTED,
     status,
     reason,
     ...fields,
@@ -457,24 +339,25 @@ function recordRefusal(
 /** The log and metric `reason` of a 404. */
 const UNKNOWN_ENDPOINT = 'unknown_endpoint';
 
+/** The `outcome` of a refused call's line. */
+const REJECTED: DecisionOutcome = 'rejected';
+
 /**
- * Logs and counts an invocation that is not a proxy event (a console test event, another
- * service's event): a wiring mistake, so logged at error level, with the event's top-level keys
- * only (values may carry anything).
+ * Logs an invocation that is not a proxy event (a console test event, another service's event):
+ * a wiring mistake, so logged at error level, with the event's top-level keys only (values may
+ * carry anything).
  *
- * @param observability - logger and metrics
+ * @param observability - logger
  * @param eventKeys - the event's top-level keys
  */
 export function recordUnsupportedEvent(
   observability: Observability,
   eventKeys: readonly string[],
 ): void {
-  observability.pending.received += 1;
-  storeCount(observability, METRIC_NAMES.rejected);
   observability.logger.error(
     'unsupported_event: not an API Gateway or function URL proxy event, answered 400',
     {
-      outcome: 'rejected',
+      outcome: REJECTED,
       status: 400,
       reason: 'unsupported_event',
       event_keys: eventKeys,

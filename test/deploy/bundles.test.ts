@@ -37,10 +37,10 @@ import {
 import { type LocalFirehose, startLocalFirehose } from './support/local-firehose.js';
 import {
   accessLogFilterCounts,
+  accessLogFilterMetrics,
   type MetricIdentity,
-  metricFilterMetrics,
   metricKey,
-  printedMetrics,
+  publishedMetrics,
   watchedMetrics,
 } from './support/metrics.js';
 import { runtimeCalls } from './support/runtime-calls.js';
@@ -177,7 +177,11 @@ describe('Bundled functions as deployed', () => {
     let queueUrl: string;
     let receiver: BundledFunction;
     const started: BundledFunction[] = [];
-    const printedBy = new Map<SuiteEvent, string>();
+    /** What a function printed for an event, and its environment (which names its log group). */
+    const printedBy = new Map<
+      SuiteEvent,
+      { environment: BundledFunction['environment']; output: string }
+    >();
     let callsBefore = 0;
     let firehoseCallsBefore = 0;
     let tableCalls: string[] = [];
@@ -398,7 +402,10 @@ describe('Bundled functions as deployed', () => {
       const first = await consumer.invoke({ Records: records });
       const again = await consumer.invoke({ Records: records });
       const others = await consumer.invoke({ Records: [skipped, broken] });
-      printedBy.set('an event the consumer skips', others.output);
+      printedBy.set('an event the consumer skips', {
+        environment: consumer.environment,
+        output: others.output,
+      });
 
       // The functions' own DynamoDB calls, before this test reads the table.
       tableCalls = Object.keys(dynamodb().requests());
@@ -437,7 +444,10 @@ describe('Bundled functions as deployed', () => {
           await receiver.invoke(call(each, JSON.stringify(bookingPayload()), 'whsec_forged')),
         );
       }
-      printedBy.set('a forged call', forged.map(({ output }) => output).join('\n'));
+      printedBy.set('a forged call', {
+        environment: receiver.environment,
+        output: forged.map(({ output }) => output).join('\n'),
+      });
 
       // Assess
       expect(ignored.result).toMatchObject({ statusCode: 200, body: '{"status":"ignored"}' });
@@ -485,9 +495,18 @@ describe('Bundled functions as deployed', () => {
       ];
       const archiveDown = await withoutArchive.invoke(call(endpoint as ServedEndpoint, body));
       const queueDown = await withoutQueue.invoke(call(endpoint as ServedEndpoint, body));
-      printedBy.set('Secrets Manager down', keysDown.output);
-      printedBy.set('the queue down', queueDown.output);
-      printedBy.set('the archive down', archiveDown.output);
+      printedBy.set('Secrets Manager down', {
+        environment: withoutSecrets.environment,
+        output: keysDown.output,
+      });
+      printedBy.set('the queue down', {
+        environment: withoutQueue.environment,
+        output: queueDown.output,
+      });
+      printedBy.set('the archive down', {
+        environment: withoutArchive.environment,
+        output: archiveDown.output,
+      });
 
       // Assess
       expect(keysDown.result).toMatchObject({ statusCode: 503 });
@@ -543,15 +562,17 @@ describe('Bundled functions as deployed', () => {
       const service = receiver.environment.POWERTOOLS_SERVICE_NAME;
       const namespace = receiver.environment.POWERTOOLS_METRICS_NAMESPACE;
       const printed = new Map(
-        [...printedBy].map(([event, output]) => [
+        [...printedBy].map(([event, { environment, output }]) => [
           event,
-          new Set(printedMetrics(output).map(metricKey)),
+          new Set(publishedMetrics(template, environment, output).map(metricKey)),
         ]),
       );
-      const fromFilters = metricFilterMetrics(template);
-      // Everything the variant's functions printed for every event this suite sends them.
+      const fromFilters = accessLogFilterMetrics(template);
+      // Everything the variant's functions published for every event this suite sends them.
       const everything = new Set(
-        started.flatMap((fn) => printedMetrics(fn.output())).map(metricKey),
+        started
+          .flatMap((fn) => publishedMetrics(template, fn.environment, fn.output()))
+          .map(metricKey),
       );
 
       // Act: where each watched metric comes from.

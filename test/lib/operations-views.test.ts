@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FirehoseClient } from '@aws-sdk/client-firehose';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
-import { Stack } from 'aws-cdk-lib';
+import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConsumerConfig } from '../../lambda/consumer/config.js';
 import { createConsumerHandler } from '../../lambda/consumer/handler.js';
@@ -12,9 +12,11 @@ import { WebhookReceiver } from '../../lib/webhook-receiver.js';
 import { lambdaContext, restApiEvent } from '../support/api-gateway-events.js';
 import { bookingPayload, phpJsonEncode, signedCall } from '../support/booking.js';
 import { type CapturedOutput, captureOutput } from '../support/capture-output.js';
+import type { CfnTemplate } from '../support/deployed-template.js';
 import { useLocalDynamoDb } from '../support/local-dynamodb.js';
 import { LOCAL_AWS_SETTINGS, useLocalSqs } from '../support/local-sqs.js';
 import { withoutSdkNodeVersionWarning } from '../support/log-lines.js';
+import { filteredDataPoints, templateMetricFilters } from '../support/metric-filters.js';
 import { receiverOnNewQueue } from '../support/receiver-harness.js';
 import { refusingEndpoint } from '../support/refusing-endpoint.js';
 import { FakeSecretStore } from '../support/secret-store.js';
@@ -102,8 +104,24 @@ function alarmMetrics({ template }: Synthesized): MetricRef[] {
   );
 }
 
+/**
+ * Every metric `output` publishes: those its EMF blobs declare, one entry per dimension set, and
+ * those the metric filters on the receiver's log group count from its lines.
+ */
+function emittedMetrics(output: CapturedOutput, synthesized: Synthesized): MetricRef[] {
+  const { template, stack, receiver } = synthesized;
+  const logGroup = stack.getLogicalId(
+    receiver.receiverFunction.logGroup.node.defaultChild as CfnElement,
+  );
+  const filtered = filteredDataPoints(
+    templateMetricFilters(template.toJSON() as CfnTemplate, logGroup),
+    output.text().split('\n'),
+  ).map(({ namespace, name, dimensions }) => ({ namespace, name, dimensions }));
+  return [...filtered, ...emfMetrics(output)];
+}
+
 /** Every metric the EMF blobs in `output` declare, one entry per dimension set. */
-function emittedMetrics(output: CapturedOutput): MetricRef[] {
+function emfMetrics(output: CapturedOutput): MetricRef[] {
   return output.metrics().flatMap((blob) => {
     const { CloudWatchMetrics } = blob._aws as {
       CloudWatchMetrics: {
@@ -302,7 +320,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
         ).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
       );
 
-    it('is emitted by the deployed handlers: read from the EMF they print', async () => {
+    it('is published by the deployed handlers: from the EMF they print and the metric filters on their lines', async () => {
       // Prepare: the receiver and consumer configured as the template deploys them, their
       // secrets, queue and table on the embedded servers
       const { receiver } = endpoints;
@@ -385,7 +403,7 @@ describe('Class: WebhookReceiver (silence alarms and dashboard)', () => {
       const named = [...alarmMetrics(endpoints), ...dashboardMetrics(endpoints)].filter(
         ({ namespace, name }) => namespace === NAMESPACE && !name.startsWith('ApiThrottled-'),
       );
-      const emitted = emittedMetrics(output);
+      const emitted = emittedMetrics(output, endpoints);
       expect(named.length).toBeGreaterThan(15);
       expect(named.filter((metric) => !isEmitted(metric, emitted))).toEqual([]);
     });

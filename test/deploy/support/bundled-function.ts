@@ -57,7 +57,7 @@ export interface BundledFunction {
    * @throws Error when the handler throws (Lambda's `Errors` metric)
    */
   invoke(event: unknown): Promise<{ readonly result: unknown; readonly output: string }>;
-  /** Everything it printed so far. */
+  /** Everything it printed so far, on stdout and stderr. */
   output(): string;
   /** Ends the process. */
   close(): Promise<void>;
@@ -160,7 +160,9 @@ export function startBundledFunction(
     printed += chunk.toString('utf8');
   });
   let errors = '';
+  // Lambda sends both streams to the function's log group (warnings are written to stderr).
   child.stderr?.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
     errors += chunk.toString('utf8');
   });
   const waiting = new Map<string, (answer: { result?: unknown; error?: string }) => void>();

@@ -3,6 +3,11 @@ import {
   resolveValue,
   resourcesOfType,
 } from '../../support/deployed-template.js';
+import {
+  compileFilterPattern,
+  filteredDataPoints,
+  templateMetricFilters,
+} from '../../support/metric-filters.js';
 
 /** A CloudWatch metric as an alarm names it: namespace, name and the full dimension set. */
 export interface MetricIdentity {
@@ -52,6 +57,28 @@ export function printedMetrics(output: string): MetricIdentity[] {
       ),
     );
   });
+}
+
+/**
+ * The metrics a function's output publishes: those its EMF blobs declare ({@link printedMetrics}),
+ * and those the template's metric filters on its log group count from its lines.
+ * @param template - the synthesized template
+ * @param environment - the function's environment (`AWS_LAMBDA_LOG_GROUP_NAME`)
+ * @param output - what the function printed
+ */
+export function publishedMetrics(
+  template: CfnTemplate,
+  environment: Readonly<Record<string, string>>,
+  output: string,
+): MetricIdentity[] {
+  const filters = templateMetricFilters(template).filter(
+    (filter) =>
+      resolveValue(template, { Ref: filter.logGroupId }) === environment.AWS_LAMBDA_LOG_GROUP_NAME,
+  );
+  const filtered = filteredDataPoints(filters, output.split('\n')).map(
+    ({ namespace, name, dimensions }) => ({ namespace, name, dimensions }),
+  );
+  return [...printedMetrics(output), ...filtered];
 }
 
 /** A metric that an alarm or a dashboard of the template watches, and which one. */
@@ -129,32 +156,33 @@ export function watchedMetrics(template: CfnTemplate): WatchedMetric[] {
 }
 
 /**
- * The metrics that CloudWatch Logs metric filters of the template publish (from log lines, not from
- * a function's EMF output), by {@link metricKey} without dimensions.
+ * The metrics that the metric filters on the template's API access logs publish (from the
+ * stage's lines, not from a function's output), by {@link metricKey} without dimensions.
  */
-export function metricFilterMetrics(template: CfnTemplate): Set<string> {
+export function accessLogFilterMetrics(template: CfnTemplate): Set<string> {
   return new Set(
-    resourcesOfType(template, 'AWS::Logs::MetricFilter').flatMap(([, filter]) =>
-      (filter.Properties?.MetricTransformations ?? []).map(
-        (transformation: { MetricNamespace: string; MetricName: string }) =>
-          metricKey({
-            namespace: transformation.MetricNamespace,
-            name: transformation.MetricName,
-            dimensions: {},
-          }),
-      ),
+    accessLogFilters(template).map(({ filter }) =>
+      metricKey({ namespace: filter.namespace, name: filter.name, dimensions: {} }),
     ),
   );
 }
 
-/**
- * Whether a CloudWatch Logs filter pattern of the form `{ $.<field> = "<text>" }` (the only form
- * the template uses; any other throws) matches a JSON log line.
- */
-function matchesPattern(pattern: string, line: string): boolean {
-  const match = /^\{ \$\.(\w+) = "([^"]*)" \}$/.exec(pattern);
-  if (match === null) throw new Error(`filter pattern ${pattern} is not read by this test`);
-  return (JSON.parse(line) as Record<string, unknown>)[String(match[1])] === match[2];
+/** The metric filters on an API stage's access log, each with the stage's line format. */
+function accessLogFilters(template: CfnTemplate) {
+  const stages = [
+    ...resourcesOfType(template, 'AWS::ApiGateway::Stage').map(
+      ([, stage]) => stage.Properties?.AccessLogSetting,
+    ),
+    ...resourcesOfType(template, 'AWS::ApiGatewayV2::Stage').map(
+      ([, stage]) => stage.Properties?.AccessLogSettings,
+    ),
+  ].filter((settings) => settings !== undefined);
+  return templateMetricFilters(template).flatMap((filter) => {
+    const stage = stages.find((settings) =>
+      JSON.stringify(settings.DestinationArn).includes(`"${filter.logGroupId}"`),
+    );
+    return stage === undefined ? [] : [{ filter, format: String(stage.Format) }];
+  });
 }
 
 /**
@@ -168,33 +196,13 @@ export function accessLogFilterCounts(
   template: CfnTemplate,
   status: number,
 ): Array<{ readonly metric: string; readonly counted: boolean }> {
-  const stages = [
-    ...resourcesOfType(template, 'AWS::ApiGateway::Stage').map(
-      ([, stage]) => stage.Properties?.AccessLogSetting,
-    ),
-    ...resourcesOfType(template, 'AWS::ApiGatewayV2::Stage').map(
-      ([, stage]) => stage.Properties?.AccessLogSettings,
-    ),
-  ].filter((settings) => settings !== undefined);
-  return resourcesOfType(template, 'AWS::Logs::MetricFilter').flatMap(([id, filter]) => {
-    const logGroup = JSON.stringify(filter.Properties?.LogGroupName);
-    const logGroupId = (JSON.parse(logGroup) as { Ref?: string }).Ref;
-    const stage = stages.find((settings) =>
-      JSON.stringify(settings.DestinationArn).includes(`"${logGroupId}"`),
-    );
-    if (stage === undefined) throw new Error(`${id} filters a log group no API stage writes`);
-    const line = String(stage.Format)
+  return accessLogFilters(template).map(({ filter, format }) => {
+    const line = format
       .replaceAll('$context.status', String(status))
       .replace(/\$context\.[\w.]+/g, '-');
-    return (filter.Properties?.MetricTransformations ?? []).map(
-      (transformation: { MetricNamespace: string; MetricName: string }) => ({
-        metric: metricKey({
-          namespace: transformation.MetricNamespace,
-          name: transformation.MetricName,
-          dimensions: {},
-        }),
-        counted: matchesPattern(String(filter.Properties?.FilterPattern), line),
-      }),
-    );
+    return {
+      metric: metricKey({ namespace: filter.namespace, name: filter.name, dimensions: {} }),
+      counted: compileFilterPattern(filter.pattern)(JSON.parse(line)),
+    };
   });
 }

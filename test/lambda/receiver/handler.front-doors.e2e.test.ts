@@ -10,6 +10,7 @@ import { bookingPayload, signedCall, signRawBody, TEST_KEY } from '../../support
 import { withCapturedOutput } from '../../support/capture-output.js';
 import { useLocalSqs } from '../../support/local-sqs.js';
 import { receiverOnNewQueue } from '../../support/receiver-harness.js';
+import { receiverMetricValues } from '../../support/receiver-metrics.js';
 
 const NOW = 1_795_000_000;
 const BOOKING = JSON.stringify(bookingPayload());
@@ -132,7 +133,9 @@ describe('Function: handler (events as each front door sends them)', () => {
           error: 'unauthorized',
           reason: 'signature_mismatch',
         });
-        expect(output.metricValues().map(({ name }) => name)).toContain('SignatureRejected');
+        expect(receiverMetricValues(output.text()).map(({ name }) => name)).toContain(
+          'SignatureRejected',
+        );
         expect(await queuedBodies()).toEqual([]);
       },
     );
@@ -165,7 +168,9 @@ describe('Function: handler (events as each front door sends them)', () => {
 
     // Assess
     expect(response.statusCode).toBe(401);
-    expect(output.metricValues().map(({ name }) => name)).toContain('SignatureRejected');
+    expect(receiverMetricValues(output.text()).map(({ name }) => name)).toContain(
+      'SignatureRejected',
+    );
   });
 
   it('reads REST API copies from multiValueHeaders, where headers keeps only the last', async () => {

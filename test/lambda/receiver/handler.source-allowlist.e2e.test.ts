@@ -6,6 +6,7 @@ import { type CapturedOutput, captureOutput } from '../../support/capture-output
 import { useLocalSqs } from '../../support/local-sqs.js';
 import { withoutSdkNodeVersionWarning } from '../../support/log-lines.js';
 import { receiverOnNewQueue } from '../../support/receiver-harness.js';
+import { receiverMetricValues } from '../../support/receiver-metrics.js';
 import { FakeSecretStore } from '../../support/secret-store.js';
 import { useSecretsManagerServer } from '../../support/secrets-manager-server.js';
 
@@ -136,7 +137,7 @@ describe.each(FRONT_DOORS)(
           api_request_id: 'req-outside-1',
         }),
       );
-      const metrics = output.metricValues();
+      const metrics = receiverMetricValues(output.text());
       expect(metrics).toContainEqual(
         expect.objectContaining({
           name: 'WebhookRejected',
