@@ -18,6 +18,7 @@ const TOOLS = {
   'rotate-secret': 'cli/rotate-secret.ts',
   smoke: 'cli/smoke.ts',
   replay: 'cli/replay.ts',
+  inspect: 'local/console/inspect.ts',
   loadtest: 'loadtest/run.ts',
   bench: 'bench/run.ts',
 } as const;

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EXIT_STATUS } from '../../../devkit/exit-status.js';
 import { localS3Client } from '../../../devkit/s3-client.js';
 import { sqsClientFor } from '../../../devkit/sqs-client.js';
 import { QUEUE_SETTINGS } from '../../../lambda/contract/queue-settings.js';
@@ -290,3 +291,24 @@ function rejected(id: string, receivedAt: string): ArchiveRecord {
 function line(record: ArchiveRecord): string {
   return JSON.stringify(record);
 }
+
+const inspectWith = (args: readonly string[]) =>
+  runTool((argv, io) => inspect(argv, io, AbortSignal.abort()), args);
+
+describe('Function: npm run inspect options', () => {
+  it.each([
+    [[], 'pass either --stack <name> or --local'],
+    [['--local', '--stack', 'Hooks'], 'pass either --stack <name> or --local'],
+    [['--stack', ' '], '--stack needs the name of a deployed stack'],
+    [['--local', '--region', 'eu-west-1'], '--profile and --region go with --stack'],
+    [['--local', '--port', '70000'], "--port must be a port number from 0 to 65535, got '70000'"],
+  ])('refuses %j with exit status 2 and says why', async (args, message) => {
+    // Act
+    const run = await inspectWith(args);
+
+    // Assess
+    expect(run.status).toBe(EXIT_STATUS.usage);
+    expect(run.err).toEqual([`${message} (see npm run inspect -- --help)`]);
+    expect(run.out).toEqual([]);
+  });
+});
