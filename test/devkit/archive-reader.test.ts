@@ -3,9 +3,9 @@ import {
   checkArchiveWindow,
   LONGEST_ARCHIVE_WINDOW_MS,
   windowKeyRange,
-} from '../../../devkit/archive-reader.js';
-import { UsageError } from '../../../devkit/tool-io.js';
-import { MAX_ARCHIVE_DAYS } from '../../../lambda/contract/archive-layout.js';
+} from '../../devkit/archive-reader.js';
+import { UsageError } from '../../devkit/tool-io.js';
+import { MAX_ARCHIVE_DAYS } from '../../lambda/contract/archive-layout.js';
 
 const FROM = new Date('2026-01-01T00:00:00Z');
 
