@@ -52,7 +52,7 @@ export const ARCHIVE_LIMITS = {
   rejectedPerMinute: 10,
 } as const;
 
-/** The hour path of an instant under the deliveries prefix, e.g. `deliveries/2026/11/27/01/`. */
+/** The hour path of an instant under the deliveries prefix, `deliveries/YYYY/MM/DD/HH/` in UTC. */
 export function archiveHourPrefix(at: Date): string {
   const iso = at.toISOString();
   return `${ARCHIVE_LAYOUT.deliveriesPrefix}${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.slice(11, 13)}/`;

@@ -7,7 +7,7 @@ import type { IngressFactory } from './ingress.js';
 /**
  * A Lambda function URL on the receiver, open to the internet (auth type NONE: the signature is
  * the authentication). For NONE, aws-cdk-lib adds both resource-policy statements AWS requires
- * for public invocation since October 2025: `lambda:InvokeFunctionUrl` with
+ * for public invocation: `lambda:InvokeFunctionUrl` with
  * `lambda:FunctionUrlAuthType: NONE` and `lambda:InvokeFunction` with
  * `lambda:InvokedViaFunctionUrl: true`. Its throttle is the function's reserved concurrency.
  */
