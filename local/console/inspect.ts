@@ -51,7 +51,8 @@ redrive does). Replays and redrives happen only when confirmed in the page.
                     ${STACK_OUTPUTS.queueUrl} and ${STACK_OUTPUTS.deadLetterQueueUrl} outputs, read through CloudFormation with the
                     AWS SDK's usual credentials and region
   --local           a running npm start: its archive and queues on ${LOCAL_PORTS.archive.variable} and ${LOCAL_PORTS.queue.variable} (defaults
-                    ${LOCAL_PORTS.archive.default}, ${LOCAL_PORTS.queue.default}), its keys in .env; it takes no lock of npm start's
+                    ${LOCAL_PORTS.archive.default}, ${LOCAL_PORTS.queue.default}), the archive's credentials in its state folder
+                    (LOCAL_STATE_DIR, as npm start was given it), its keys in .env; it takes no lock of npm start's
   --port PORT       the console's port on 127.0.0.1 (default ${DEFAULT_CONSOLE_PORT}; 0 picks a free one)
   --profile NAME    with --stack: the AWS profile (else AWS_PROFILE or the default chain)
   --region REGION   with --stack: the AWS region (else AWS_REGION or the profile's)
