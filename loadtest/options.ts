@@ -39,6 +39,11 @@ export interface LoadtestOptions {
    * from its variable), which the run reads instead of its queue.
    */
   readonly archiveUrl: string;
+  /**
+   * With `--url`, `--queue-url`: the queue that npm start forwards to, whose depth the summary
+   * reports before and after the run. Only its attributes are read, never a message.
+   */
+  readonly queueUrl: string | undefined;
   readonly seed: number;
   readonly timeLimitSeconds: number;
   /** Seconds of the mix sent before the timed calls; 0 for none. */
@@ -88,17 +93,18 @@ export function parseOptions(
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
-  if (values['queue-url'] !== undefined) {
-    throw new UsageError(
-      '--queue-url is not read: the load test never receives from a queue it did not start (other senders use it); with --url it reads the archive instead',
-    );
+  if (values['queue-url'] !== undefined && values.url === undefined) {
+    throw new UsageError('--queue-url goes with --url (the started npm start has its own queue)');
   }
   const url = values.url === undefined ? undefined : loopbackUrl('--url', values.url);
+  const queueUrl =
+    values['queue-url'] === undefined ? undefined : loopbackUrl('--queue-url', values['queue-url']);
   return {
     requests: wholeNumber('--requests', values.requests, 5000, 1, LIMITS.requests),
     concurrency: wholeNumber('--concurrency', values.concurrency, 20, 1, LIMITS.concurrency),
     url,
     archiveUrl: `${localArchiveEndpoint(localPort(env, 'archive'))}/${LOCAL_ARCHIVE.bucket}`,
+    queueUrl,
     seed: wholeNumber('--seed', values.seed, 1, 0, 2 ** 32 - 1),
     timeLimitSeconds: wholeNumber(
       '--time-limit',

@@ -22,11 +22,12 @@ import {
   type Target,
 } from './hostile-mix.js';
 import { DEFAULT_WARM_UP_SECONDS, LIMITS, type LoadtestOptions, parseOptions } from './options.js';
+import { type QueueDepth, readQueueDepth } from './queue-depth.js';
 import { MAX_BUILT_AHEAD } from './run-load.js';
 import { formatSummary } from './summary.js';
 import { CONTRACT } from './verdict.js';
 
-const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL]
+const USAGE = `Usage: npm run loadtest -- [--requests N] [--concurrency C] [--url URL] [--queue-url URL]
                             [--seed N] [--time-limit SECONDS] [--warm-up SECONDS]
 
 Sends a mix of webhook calls to a receiver on this machine and checks that forged, stale and
@@ -39,6 +40,9 @@ message with the identical body in its queue and that no other message exists.
   --url URL             a receiver already running on this machine (npm start in another
                         terminal); by default npm start is started as a child process on free
                         ports with its own key and queue, and stopped afterwards
+  --queue-url URL       with --url: the queue it forwards to, whose depth (visible and in
+                        flight) is reported before and after the run; read from its attributes
+                        only, never received from
   --seed N              seed of the mix and the generated bookings (default 1)
   --time-limit SECONDS  no timed call is started after this (default 120); unsent calls fail
                         the run. The first ${MAX_BUILT_AHEAD.toLocaleString('en-US')} timed calls are signed before their clock
@@ -55,9 +59,9 @@ over MAX_BODY_BYTES), 10% event_cancelled (200 ignored with the default FORWARD_
 
 With --url, calls are signed with WEBHOOK_SECRET (environment, then .env), and
 SIGNATURE_TOLERANCE_SECONDS, MAX_BODY_BYTES and FORWARD_EVENTS are read from the environment as
-the receiver reads them. Its queue is never read: other senders' messages are there, and a
-receive would hide them from their consumer and count against their maxReceiveCount. The
-archive of that npm start (on ${LOCAL_PORTS.archive.variable}, default ${LOCAL_PORTS.archive.default}, with the credentials in its
+the receiver reads them. No message of its queue is ever received (--queue-url reads only its
+depth): other senders' messages are there, and a receive would hide them from their consumer
+and count against their maxReceiveCount. The archive of that npm start (on ${LOCAL_PORTS.archive.variable}, default ${LOCAL_PORTS.archive.default}, with the credentials in its
 LOCAL_STATE_DIR) is read instead, and
 the messages of the run stay in its queue. Only loopback URLs are accepted: this is a test of
 the local run, not of a deployed endpoint.
@@ -121,6 +125,16 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
   io.out(
     `Sending ${options.requests} calls to ${urlWithoutPassword(target.webhookUrl)} with ${options.concurrency} connections${options.warmUpSeconds === 0 ? '' : `, after ${options.warmUpSeconds} s of warm-up`}...`,
   );
+  const { queueUrl } = options;
+  let before: QueueDepth | undefined;
+  try {
+    before = queueUrl === undefined ? undefined : await readQueueDepth(queueUrl, io.env);
+  } catch (error) {
+    io.err(
+      `Could not read the depth of ${urlWithoutPassword(queueUrl ?? '')}: ${(error as Error).message}`,
+    );
+    return 1;
+  }
   let mix: HostileMixRun;
   try {
     mix = await runHostileMix(options, target, io.env);
@@ -128,6 +142,15 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
     io.err(`Could not drain ${target.queueUrl}: ${(error as Error).message}`);
     return 1;
   }
+  const queueDepth =
+    queueUrl === undefined || before === undefined
+      ? undefined
+      : {
+          url: queueUrl,
+          before,
+          // The run's verdict stands without it: the depth is reported, not judged.
+          after: await readQueueDepth(queueUrl, io.env).catch((error: Error) => error.message),
+        };
   const { warmUp, run, queue, verdict } = mix;
   io.out(
     formatSummary({
@@ -137,6 +160,7 @@ async function loadAndCheck(options: LoadtestOptions, target: Target, io: ToolIo
       warmUp,
       run,
       queue,
+      ...(queueDepth === undefined ? {} : { queueDepth }),
       expectations: CONTRACT,
       verdict,
     }),

@@ -1,5 +1,6 @@
 import { urlWithoutPassword } from '../devkit/tool-io.js';
 import type { DrainedQueue } from './drain-queue.js';
+import type { QueueDepth } from './queue-depth.js';
 import type { LoadRun, Outcome } from './run-load.js';
 import { describeOutcome, type Expectations, type Verdict } from './verdict.js';
 
@@ -14,6 +15,16 @@ export interface SummaryInput {
   readonly run: LoadRun;
   /** The run's own queue, drained; `undefined` for a receiver it did not start (`--url`). */
   readonly queue: DrainedQueue | undefined;
+  /**
+   * The depth of a queue the run shares with others (`--queue-url`), before and after the run;
+   * `after` is why it could not be read then.
+   * @default no depth line
+   */
+  readonly queueDepth?: {
+    readonly url: string;
+    readonly before: QueueDepth;
+    readonly after: QueueDepth | string;
+  };
   readonly expectations: Expectations;
   readonly verdict: Verdict;
 }
@@ -43,6 +54,9 @@ export function formatSummary(input: SummaryInput): string {
       : `Queue: ${queue.messages.length} messages of this run drained, ${verdict.matched} paired with a 200 queued answer` +
         ` (${verdict.repeatedBodies} bodies were replayed: answered queued and stored once per call)` +
         (queue.foreign > 0 ? `; ${queue.foreign} messages of other senders left in the queue` : ''),
+    ...(input.queueDepth === undefined
+      ? []
+      : [depthLine(input.queueDepth, queuedAnswers(verdict))]),
     verdict.archived === undefined
       ? 'Archive: not read'
       : `Archive: ${verdict.archived} of ${verdict.answered200} calls answered 200 have their record`,
@@ -121,6 +135,20 @@ function percentile(values: readonly number[], fraction: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
+}
+
+/**
+ * A shared queue's depth before and after the run, beside the run's own queued count: other
+ * senders and consumers move it too, so the two are reported side by side, not compared.
+ */
+function depthLine(depth: NonNullable<SummaryInput['queueDepth']>, queued: number): string {
+  const describe = (at: QueueDepth): string =>
+    `${at.visible + at.inFlight} (${at.visible} visible, ${at.inFlight} in flight)`;
+  const after =
+    typeof depth.after === 'string'
+      ? `unreadable after (${depth.after})`
+      : `${describe(depth.after)} after`;
+  return `Queue depth of ${urlWithoutPassword(depth.url)}: ${describe(depth.before)} before, ${after}; this run queued ${queued}, other senders and consumers count too (read from its attributes, no message received)`;
 }
 
 /** How many calls were answered 200 queued. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bannerValue } from '../../devkit/local-process.js';
 import { sqsClientFor } from '../../devkit/sqs-client.js';
@@ -58,9 +58,11 @@ describe('Tool: npm run loadtest', () => {
   describe('against a receiver that acknowledges everything and stores nothing', () => {
     let liar: Server;
     let url: string;
+    let calls = 0;
 
     beforeAll(async () => {
       liar = createServer((request, response) => {
+        calls += 1;
         request.resume();
         request.on('end', () => response.end('{"status":"queued"}'));
       });
@@ -86,9 +88,37 @@ describe('Tool: npm run loadtest', () => {
       expect(out).toContain('4 ignored requests answered 200 queued (contract: 200 ignored)');
       expect(out).toContain('the archive could not be read (http://127.0.0.1:1/webhook-archive:');
     });
+
+    it('sends nothing when the --queue-url whose depth it reports cannot be read', async () => {
+      // Prepare
+      const before = calls;
+
+      // Act: no queue answers on port 1
+      const run = await runTool(
+        main,
+        [
+          '--requests',
+          '40',
+          '--warm-up',
+          '0',
+          '--url',
+          url,
+          '--queue-url',
+          'http://127.0.0.1:1/123456789012/q',
+        ],
+        { env: { WEBHOOK_SECRET: 'whsec-loadtest' } },
+      );
+
+      // Assess
+      expect(run.status).toBe(1);
+      expect(run.err.join('\n')).toContain(
+        'Could not read the depth of http://127.0.0.1:1/123456789012/q:',
+      );
+      expect(calls).toBe(before);
+    });
   });
 
-  it('leaves the messages of another sender of an npm start it did not start as they were: visible, never received', async () => {
+  it('with --queue-url, reports its depth and leaves the messages of another sender of an npm start it did not start as they were: visible, never received', async () => {
     // Prepare: the user's npm start, holding a message of someone else
     const key = randomBytes(32).toString('hex');
     const stateDir = join(dir(), 'beside');
@@ -102,7 +132,16 @@ describe('Tool: npm run loadtest', () => {
     // Act: a load test against it, and one more message of someone else while it runs
     const running = runTool(
       main,
-      ['--requests', '200', '--warm-up', '0', '--url', bannerValue(banner, 'Webhook URL')],
+      [
+        '--requests',
+        '200',
+        '--warm-up',
+        '0',
+        '--url',
+        bannerValue(banner, 'Webhook URL'),
+        '--queue-url',
+        queueUrl,
+      ],
       {
         env: {
           WEBHOOK_SECRET: key,
@@ -113,7 +152,6 @@ describe('Tool: npm run loadtest', () => {
     );
     await foreign('during');
     const run = await running;
-    sqs.destroy();
 
     // Assess: the run passed on its answers and archive, and the first receive of the others'
     // messages is this one
@@ -124,6 +162,24 @@ describe('Tool: npm run loadtest', () => {
     expect(out).toContain(
       `Archive: ${queued + ignored} of ${queued + ignored} calls answered 200 have their record`,
     );
+    // Before the run read its depth, the second message of the others may or may not have been
+    // sent; after it, every message is there and none is in flight.
+    const depth = new RegExp(
+      `^Queue depth of ${queueUrl}: (\\d+) \\(\\1 visible, 0 in flight\\) before, ${queued + 2} \\(${queued + 2} visible, 0 in flight\\) after; this run queued ${queued},`,
+      'm',
+    ).exec(out);
+    expect([1, 2]).toContain(Number(depth?.[1]));
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    sqs.destroy();
+    expect(Attributes).toMatchObject({
+      ApproximateNumberOfMessages: String(queued + 2),
+      ApproximateNumberOfMessagesNotVisible: '0',
+    });
     const messages = await receiveAndDeleteAll(queueUrl);
     const others = messages.filter((message) => message.Body?.startsWith('{"sent"'));
     expect(
@@ -159,7 +215,16 @@ describe('Tool: npm run loadtest', () => {
     ],
     [
       ['--queue-url', 'http://127.0.0.1:9324/123456789012/webhook-events'],
-      '--queue-url is not read: the load test never receives from a queue it did not start (other senders use it); with --url it reads the archive instead',
+      '--queue-url goes with --url (the started npm start has its own queue)',
+    ],
+    [
+      [
+        '--url',
+        'http://127.0.0.1:3000/webhook',
+        '--queue-url',
+        'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-events',
+      ],
+      "--queue-url must point at this machine (127.0.0.1, localhost or [::1]), got 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-events'",
     ],
   ])('refuses %j with exit status 2 before sending anything', async (args, message) => {
     // Act

@@ -64,6 +64,41 @@ describe('Function: formatSummary', () => {
     expect(text).not.toContain('drained');
   });
 
+  it("reports the depth of a shared --queue-url before and after beside the run's queued count, without judging it", () => {
+    // Act
+    const text = formatSummary({
+      ...summaryInput(false, 0),
+      queueDepth: {
+        url: 'http://127.0.0.1:9324/123456789012/webhook-events',
+        before: { visible: 20, inFlight: 5 },
+        after: { visible: 21, inFlight: 0 },
+      },
+    });
+
+    // Assess: a consumer took four others' messages meanwhile; the run still passes
+    expect(text).toContain(
+      'Queue depth of http://127.0.0.1:9324/123456789012/webhook-events: 25 (20 visible, 5 in flight) before, 21 (21 visible, 0 in flight) after; this run queued 1, other senders and consumers count too (read from its attributes, no message received)',
+    );
+    expect(text).toContain('PASS:');
+  });
+
+  it('says why the depth of a shared --queue-url could not be read after the run', () => {
+    // Act
+    const text = formatSummary({
+      ...summaryInput(false, 0),
+      queueDepth: {
+        url: 'http://127.0.0.1:9324/123456789012/webhook-events',
+        before: { visible: 0, inFlight: 0 },
+        after: 'connect ECONNREFUSED 127.0.0.1:9324',
+      },
+    });
+
+    // Assess
+    expect(text).toContain(
+      '0 (0 visible, 0 in flight) before, unreadable after (connect ECONNREFUSED 127.0.0.1:9324);',
+    );
+  });
+
   it('times only the calls after the warm-up, and says how many came before', () => {
     // Prepare
     const warmUpResults = [1, 2].map((index) => ({
