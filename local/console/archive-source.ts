@@ -4,6 +4,7 @@
  * diagnosis; replays of one delivery or of a selection, through the replay tool's own code.
  * @module
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import {
   type ArchiveEntry,
@@ -40,7 +41,7 @@ export const DEFAULT_WINDOW_MS = 3_600_000;
 /** Rows in a page of the list unless `limit` asks for fewer, and the most it may ask for. */
 export const PAGE_ROWS = { default: 100, max: 500 } as const;
 
-/** Least milliseconds between two sends of a replayed selection: at most 10 a second. */
+/** Least milliseconds between two replayed sends, a selection's or single ones: at most 10 a second. */
 export const SELECTION_SEND_INTERVAL_MS = 100;
 
 /** What the list and a selection replay are asked for. */
@@ -140,6 +141,8 @@ type Found = { readonly entry: ArchiveEntry } | undefined;
 /** The console's deliveries over one archive. */
 export class ArchiveSource {
   readonly #options: ArchiveSourceOptions;
+  /** When the last single replay was sent: single replays keep the selection's rate too. */
+  #lastSend = Number.NEGATIVE_INFINITY;
 
   constructor(options: ArchiveSourceOptions) {
     this.#options = options;
@@ -194,6 +197,9 @@ export class ArchiveSource {
     if (found === undefined) return undefined;
     const check = replayability(found.entry.record);
     if (!check.ok) return { notReplayable: check.message };
+    const wait = this.#lastSend + SELECTION_SEND_INTERVAL_MS - Date.now();
+    this.#lastSend = Date.now() + Math.max(0, wait);
+    if (wait > 0) await sleep(wait);
     return sendArchivedMessage(this.#options.queue, check.message);
   }
 

@@ -140,6 +140,28 @@ describe('The console over an archive', () => {
     }
   });
 
+  it('keeps single replays asked at once to at most 10 a second', async () => {
+    // Prepare
+    await put('deliveries/2027/03/01/10/webhook-archive-1-2027-03-01-10-00-00-g', [
+      line(queued('p1', '2027-03-01T10:00:01.000Z', 'p1', 'one')),
+      line(queued('p2', '2027-03-01T10:00:02.000Z', 'p2', 'two')),
+      line(queued('p3', '2027-03-01T10:00:03.000Z', 'p3', 'three')),
+    ]);
+    const { window } = query({ from: '2027-03-01T10:00:00Z', to: '2027-03-01T11:00:00Z' });
+    const console = source();
+
+    // Act
+    const outcomes = await Promise.all(['p1', 'p2', 'p3'].map((id) => console.replay(id, window)));
+
+    // Assess: three messages, sent no sooner than 100 ms after one another
+    expect(outcomes).toEqual([{ sent: true }, { sent: true }, { sent: true }]);
+    const sentAt = (await receiveAndDeleteAll(queues.queueUrl))
+      .map((message) => Number(message.Attributes?.SentTimestamp))
+      .sort((a, b) => a - b);
+    expect(sentAt).toHaveLength(3);
+    expect((sentAt[2] ?? 0) - (sentAt[0] ?? 0)).toBeGreaterThanOrEqual(190);
+  });
+
   describe('npm run inspect -- --stack', () => {
     const cloudFormation = mockClient(CloudFormationClient);
     const stop = new AbortController();
