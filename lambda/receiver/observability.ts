@@ -1,6 +1,6 @@
 import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { DecisionOutcome } from '../contract/decision-metrics.js';
+import { DECISION_FIELDS, type DecisionOutcome } from '../contract/decision-metrics.js';
 import { METRIC_NAMES } from '../contract/metric-names.js';
 import { SOURCE_NOT_ALLOWED } from '../contract/source-allowlist.js';
 import type { SkippedVersion } from './decision/key-set.js';
@@ -63,11 +63,10 @@ export interface CallContext {
  * The line of a queued, ignored or rejected call is one compact JSON object with only these
  * fields and `service` (no timestamp or Lambda context: CloudWatch stamps every event, and the
  * log group names the function), written directly rather than through Powertools Logger: it is
- * most of what a call costs in CloudWatch Logs, and the logger's formatting would be most of the
- * handler's CPU per call (docs/performance.md). A 503 is
- * logged through Powertools Logger with its error. Like any line, it is written only when the log
- * level lets its level through: Lambda's application log level, which the logger follows, drops
- * the lines below it before CloudWatch sees them.
+ * most of what a call costs in CloudWatch Logs, and both its bytes and its CPU per call are kept
+ * small (docs/performance.md). A 503 is logged through Powertools Logger with its error. Like any
+ * line, it is written only when the log level lets its level through: Lambda's application log
+ * level, which the logger follows, drops the lines below it before CloudWatch sees them.
  *
  * @param observability - logger and metrics
  * @param outcome - the decision
@@ -138,9 +137,9 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
   const { details } = outcome;
   const kind: DecisionOutcome = outcome.kind;
   return {
-    outcome: kind,
-    ...(outcome.kind === 'queued' ? {} : { status: outcome.status }),
-    ...('reason' in outcome ? { reason: outcome.reason } : {}),
+    [OUTCOME]: kind,
+    ...(outcome.kind === 'queued' ? {} : { [STATUS]: outcome.status }),
+    ...('reason' in outcome ? { [REASON]: outcome.reason } : {}),
     ...(call.apiRequestId === undefined ? {} : { api_request_id: call.apiRequestId }),
     ...endpointField(call.endpoint),
     ...(details.eventType === undefined ? {} : { event_type: details.eventType.slice(0, 100) }),
@@ -158,6 +157,15 @@ function decisionFields(outcome: ReceiveOutcome, call: CallContext): Record<stri
   };
 }
 
+// The decision line's fields the metric filters read, named where the filters are defined.
+const {
+  outcome: OUTCOME,
+  status: STATUS,
+  reason: REASON,
+  endpoint: ENDPOINT,
+  service: SERVICE,
+} = DECISION_FIELDS;
+
 // The stage that verifies nearly every call (a local run's only key, the other): logged only when
 // another one matched.
 const USUAL_KEY_STAGES: ReadonlySet<string> = new Set(['AWSCURRENT', STATIC_KEY_STAGE]);
@@ -167,15 +175,18 @@ const USUAL_KEY_STAGES: ReadonlySet<string> = new Set(['AWSCURRENT', STATIC_KEY_
  * writes them, then the fields.
  */
 function writeLine(
-  { serviceName: service }: Observability,
+  { serviceName }: Observability,
   level: 'INFO' | 'WARN',
   message: string | undefined,
   outcome: ReceiveOutcome,
   call: CallContext,
 ): void {
   const fields = decisionFields(outcome, call);
+  const service = { [SERVICE]: serviceName };
   const line = JSON.stringify(
-    message === undefined ? { level, service, ...fields } : { level, message, service, ...fields },
+    message === undefined
+      ? { level, ...service, ...fields }
+      : { level, message, ...service, ...fields },
   );
   // Warnings go to stderr, as Powertools writes them; Lambda sends both streams to CloudWatch.
   (level === 'INFO' ? process.stdout : process.stderr).write(`${line}\n`);
@@ -259,8 +270,8 @@ export function recordSkippedKeyVersion(
 }
 
 /** The `endpoint` log field, present only when the receiver serves named endpoints. */
-function endpointField(endpoint: string | undefined): { endpoint?: string } {
-  return endpoint === undefined ? {} : { endpoint };
+function endpointField(endpoint: string | undefined): Record<string, string> {
+  return endpoint === undefined ? {} : { [ENDPOINT]: endpoint };
 }
 
 /**
@@ -328,9 +339,9 @@ function recordRefusal(
   },
 ): void {
   observability.logger.warn(message, {
-    outcome: REJECTED,
-    status,
-    reason,
+    [OUTCOME]: REJECTED,
+    [STATUS]: status,
+    [REASON]: reason,
     ...fields,
     ...(apiRequestId === undefined ? {} : { api_request_id: apiRequestId }),
   });
@@ -357,9 +368,9 @@ export function recordUnsupportedEvent(
   observability.logger.error(
     'unsupported_event: not an API Gateway or function URL proxy event, answered 400',
     {
-      outcome: REJECTED,
-      status: 400,
-      reason: 'unsupported_event',
+      [OUTCOME]: REJECTED,
+      [STATUS]: 400,
+      [REASON]: 'unsupported_event',
       event_keys: eventKeys,
     },
   );
