@@ -5,7 +5,7 @@ import { localS3Client } from '../../devkit/s3-client.js';
 import { RECEIVER_TIMEOUT_SECONDS } from '../../lambda/contract/settings.js';
 import type { ArchiveRecord } from '../../lambda/receiver/archive-record.js';
 import type { LocalArchive } from '../../local/local-archive.js';
-import { putArchiveObject, startTestArchive } from '../support/local-archive.js';
+import { countListings, putArchiveObject, startTestArchive } from '../support/local-archive.js';
 import { scratchDir } from '../support/scratch-dir.js';
 
 const stateDir = scratchDir('archive-visit');
@@ -13,17 +13,11 @@ const stateDir = scratchDir('archive-visit');
 describe('Function: visitArchiveWindow', () => {
   let archive: LocalArchive;
   let s3: S3Client;
-  let listings: number;
+  let listings: ReturnType<typeof countListings>;
   beforeAll(async () => {
     archive = await startTestArchive(stateDir());
     s3 = localS3Client(archive.endpoint, archive.credentials);
-    s3.middlewareStack.add(
-      (next, context) => (args) => {
-        if (context.commandName === 'ListObjectsV2Command') listings++;
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
+    listings = countListings(s3);
   });
   afterAll(async () => {
     s3.destroy();
@@ -35,7 +29,7 @@ describe('Function: visitArchiveWindow', () => {
   const visit = async (from: string, to: string, pageSize?: number) => {
     const seen: string[] = [];
     const listed: number[] = [];
-    listings = 0;
+    listings.reset();
     const result = await visitArchiveWindow(
       s3,
       archive.bucket,
@@ -48,7 +42,7 @@ describe('Function: visitArchiveWindow', () => {
         onListed: (count) => listed.push(count),
       },
     );
-    return { ...result, seen, listed, listings };
+    return { ...result, seen, listed, listings: listings.count() };
   };
 
   it('hands over the records of a window crossing an hour and a day oldest first, objects written in the same second merged, reading only the hours it covers', async () => {

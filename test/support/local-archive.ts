@@ -42,3 +42,21 @@ export function putArchiveObject(
     }),
   );
 }
+
+/** Counts the `ListObjectsV2` calls `s3` makes: `count()` says how many since the last `reset()`. */
+export function countListings(s3: S3Client): { count(): number; reset(): void } {
+  let listings = 0;
+  s3.middlewareStack.add(
+    (next, context) => (args) => {
+      if (context.commandName === 'ListObjectsV2Command') listings++;
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  return {
+    count: () => listings,
+    reset: () => {
+      listings = 0;
+    },
+  };
+}

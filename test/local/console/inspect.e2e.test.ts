@@ -20,7 +20,7 @@ import type { LocalArchive } from '../../../local/local-archive.js';
 import { type LocalQueues, startLocalQueues } from '../../../local/local-queues.js';
 import { runTool } from '../../devkit/run-tool.js';
 import { receiveAndDeleteAll } from '../../support/drain.js';
-import { putArchiveObject, startTestArchive } from '../../support/local-archive.js';
+import { countListings, putArchiveObject, startTestArchive } from '../../support/local-archive.js';
 import { scratchDir } from '../../support/scratch-dir.js';
 
 const dir = scratchDir('inspect-console');
@@ -30,19 +30,13 @@ describe('The console over an archive', () => {
   let queues: LocalQueues;
   let s3: S3Client;
   let sqs: SQSClient;
-  let listings: number;
+  let listings: ReturnType<typeof countListings>;
 
   beforeAll(async () => {
     archive = await startTestArchive(dir());
     queues = await startLocalQueues({ port: 0 });
     s3 = localS3Client(archive.endpoint, archive.credentials);
-    s3.middlewareStack.add(
-      (next, context) => (args) => {
-        if (context.commandName === 'ListObjectsV2Command') listings++;
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
+    listings = countListings(s3);
     sqs = sqsClientFor(queues.queueUrl);
   });
   afterAll(async () => {
@@ -52,7 +46,7 @@ describe('The console over an archive', () => {
     await archive.close();
   });
   beforeEach(async () => {
-    listings = 0;
+    listings.reset();
     await receiveAndDeleteAll(queues.queueUrl);
   });
 
@@ -91,7 +85,7 @@ describe('The console over an archive', () => {
 
     // Act
     const first = await source(2).list(query({ ...window, limit: '2' }));
-    const pagedListings = listings;
+    const pagedListings = listings.count();
     const second = await source().list(query({ ...window, limit: '2', offset: '2' }));
     const rejectedOnly = await source().list(query({ ...window, status: '4' }));
     const searched = await source().list(query({ ...window, q: 'k3' }));
