@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +33,16 @@ function nobody(): { uid: number; gid: number } | undefined {
     : { uid: Number(uid), gid: Number(gid) };
 }
 
-const other = process.getuid?.() === 0 ? nobody() : undefined;
+/**
+ * Whether `user` may run this Node.js binary: not when it lies in root's npm cache, as the
+ * `node` package's binary does when CI runs the suite on Node 24.
+ */
+function runsNode(user: { uid: number; gid: number }): boolean {
+  return spawnSync(process.execPath, ['--version'], { ...user, cwd: '/', env: {} }).status === 0;
+}
+
+const root = process.getuid?.() === 0 ? nobody() : undefined;
+const other = root !== undefined && runsNode(root) ? root : undefined;
 
 /** What another user's process tries against the archive port; printed as JSON by the child. */
 const OTHER_USER_SCRIPT = `
@@ -134,7 +143,7 @@ describe('npm start against hostile requests', () => {
   });
 
   it.skipIf(other === undefined)(
-    "refuses another OS user's requests to the archive port: the credentials cannot be read and unsigned calls get 403 (run as nobody; skipped unless the tests run as root on a machine with that user)",
+    "refuses another OS user's requests to the archive port: the credentials cannot be read and unsigned calls get 403 (run as nobody; skipped unless the tests run as root on a machine with that user, who may run this Node)",
     async () => {
       // Prepare
       const credentialsPath = join(stateDir, ARCHIVE_CREDENTIALS_FILE);
